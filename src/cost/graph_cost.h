@@ -1,0 +1,23 @@
+#pragma once
+
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "ir/graph.h"
+
+namespace saturate::cost {
+
+// Which nodes are known at compile time: weights, constants, and every operator whose inputs
+// are all known at compile time (TASO's weight preprocessing folds these).
+std::vector<bool> compile_time_known(const ir::Graph& graph);
+
+struct GraphCost {
+  double total = 0;                // milliseconds, sum over nodes, each node once
+  int folded_operators = 0;        // operators computed from weights only, priced at zero
+  std::vector<double> per_node;    // indexed by NodeId; leaves and folded nodes are 0
+};
+
+// Sum of per-operator costs; leaves and compile-time-known operators cost zero.
+GraphCost graph_cost(const ir::Graph& graph, const CostModel& model);
+
+}  // namespace saturate::cost

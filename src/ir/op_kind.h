@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+
+namespace saturate::ir {
+
+// Every operator the IR knows. The registry (op_registry.h) holds each one's signature,
+// shape inference and description; the text form uses the registry's names.
+enum class OpKind : uint16_t {
+  // Leaves.
+  Input,
+  Weight,
+  Constant,
+  // TENSAT's set.
+  EwAdd,
+  EwMul,
+  MatMul,
+  Conv2d,
+  Relu,
+  Tanh,
+  Sigmoid,
+  PoolMax,
+  PoolAvg,
+  Transpose,
+  Enlarge,
+  Concat,
+  Split,
+  Merge,
+  Reshape,
+  BatchNorm,
+  Noop,
+  // What transformer-like models need.
+  Sub,
+  Div,
+  Pow,
+  Sqrt,
+  Erf,
+  Exp,
+  Gelu,
+  Clip,
+  Softmax,
+  LayerNorm,
+  ReduceMean,
+};
+
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::ReduceMean) + 1;
+
+}  // namespace saturate::ir

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/attribute.h"
+#include "ir/op_kind.h"
+#include "ir/tensor_type.h"
+
+namespace saturate::ir {
+
+// One attribute an operator takes. Without a default the attribute is required.
+struct AttrSpec {
+  std::string name;
+  AttrKind kind;
+  std::optional<AttrValue> default_value;
+};
+
+// Computes output types from input types and (complete, checked) attributes. Throws
+// saturate::Error with a message that names the offending shapes; the graph adds the node name.
+using ShapeInference =
+    std::function<std::vector<TensorType>(const std::vector<TensorType>&, const Attributes&)>;
+
+enum class OpCategory : uint8_t { Leaf, Elementwise, Contraction, Layout, Reduction, Other };
+
+struct OpInfo {
+  OpKind kind;
+  std::string name;           // the text-form and rule-file name, e.g. "conv2d"
+  int min_inputs = 0;
+  int max_inputs = 0;         // kVariadic for n-ary operators
+  std::vector<std::string> input_names;  // for messages and --help; the last repeats if variadic
+  std::vector<AttrSpec> attributes;
+  OpCategory category = OpCategory::Other;
+  std::string description;
+  ShapeInference infer;
+
+  static constexpr int kVariadic = -1;
+  bool is_leaf() const { return category == OpCategory::Leaf; }
+  const AttrSpec* find_attribute(std::string_view attr_name) const;
+};
+
+const OpInfo& op_info(OpKind kind);
+std::optional<OpKind> find_op(std::string_view name);
+const std::vector<OpInfo>& all_ops();
+inline std::string_view to_string(OpKind kind) { return op_info(kind).name; }
+
+// Checks attribute names and kinds against the operator's signature and fills in defaults.
+// Throws saturate::Error naming the attribute.
+Attributes complete_attributes(const OpInfo& info, const Attributes& given);
+
+// Arity and attribute check followed by shape inference.
+std::vector<TensorType> infer_types(OpKind kind, const std::vector<TensorType>& inputs,
+                                    const Attributes& attrs);
+
+}  // namespace saturate::ir

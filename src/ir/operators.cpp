@@ -1,0 +1,419 @@
+// The operator set: signatures, shape inference and descriptions (the TASO shape rules).
+#include <algorithm>
+#include <numeric>
+
+#include "ir/op_registry.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace saturate::ir {
+namespace {
+
+using Types = std::vector<TensorType>;
+
+[[noreturn]] void shape_error(const std::string& message) { throw Error(message); }
+
+int normalize_axis(int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    shape_error("axis " + std::to_string(axis) + " is out of range for rank " +
+                std::to_string(rank));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+void require_same_dtype(const Types& inputs) {
+  for (const auto& t : inputs) {
+    if (t.dtype != inputs[0].dtype) {
+      shape_error("element types differ: " + to_string(inputs[0]) + " and " + to_string(t));
+    }
+  }
+}
+
+void require_rank(const TensorType& t, int rank, std::string_view what) {
+  if (t.rank() != rank) {
+    shape_error(std::string(what) + " must have rank " + std::to_string(rank) + ", got " +
+                to_string(t));
+  }
+}
+
+// Numpy broadcasting of two shapes.
+Dims broadcast(const Dims& a, const Dims& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Dims out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      shape_error("shapes " + to_string(a) + " and " + to_string(b) + " do not broadcast");
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Types leaf(const Types&, const Attributes& attrs) {
+  Dims dims = attrs.get_ints("shape");
+  for (int64_t d : dims) {
+    if (d <= 0) shape_error("dimensions must be positive, got " + to_string(dims));
+  }
+  auto dtype = parse_dtype(attrs.get_string("dtype"));
+  if (!dtype) shape_error("unknown dtype '" + attrs.get_string("dtype") + "' (use f32 or f64)");
+  return {TensorType{*dtype, dims}};
+}
+
+Types same_as_first(const Types& in, const Attributes&) { return {in[0]}; }
+
+Types broadcast_binary(const Types& in, const Attributes&) {
+  require_same_dtype(in);
+  return {TensorType{in[0].dtype, broadcast(in[0].dims, in[1].dims)}};
+}
+
+Types matmul(const Types& in, const Attributes&) {
+  require_same_dtype(in);
+  const auto& a = in[0];
+  const auto& b = in[1];
+  if (a.rank() < 2 || b.rank() < 2) {
+    shape_error("matmul needs operands of rank >= 2, got " + to_string(a) + " and " + to_string(b));
+  }
+  if (a.dims[a.rank() - 1] != b.dims[b.rank() - 2]) {
+    shape_error("matmul inner dimensions differ: " + to_string(a) + " x " + to_string(b));
+  }
+  Dims batch_a(a.dims.begin(), a.dims.end() - 2);
+  Dims batch_b(b.dims.begin(), b.dims.end() - 2);
+  Dims out = broadcast(batch_a, batch_b);
+  out.push_back(a.dims[a.rank() - 2]);
+  out.push_back(b.dims[b.rank() - 1]);
+  return {TensorType{a.dtype, out}};
+}
+
+// Output size of a sliding window (conv or pool) along one axis.
+int64_t window_output(int64_t size, int64_t kernel, int64_t stride, Padding padding) {
+  if (stride <= 0) shape_error("stride must be positive, got " + std::to_string(stride));
+  if (kernel <= 0) shape_error("kernel size must be positive, got " + std::to_string(kernel));
+  if (padding == Padding::Same) return (size + stride - 1) / stride;
+  if (kernel > size) {
+    shape_error("VALID window of size " + std::to_string(kernel) + " does not fit in " +
+                std::to_string(size));
+  }
+  return (size - kernel) / stride + 1;
+}
+
+Types conv2d(const Types& in, const Attributes& attrs) {
+  require_same_dtype(in);
+  const auto& x = in[0];
+  const auto& w = in[1];
+  require_rank(x, 4, "conv2d input (NCHW)");
+  require_rank(w, 4, "conv2d weight (OIHW)");
+  int64_t channels = x.dims[1];
+  if (w.dims[1] <= 0 || channels % w.dims[1] != 0) {
+    shape_error("conv2d input channels " + std::to_string(channels) +
+                " are not a multiple of the weight's " + std::to_string(w.dims[1]) + " (" +
+                to_string(x) + ", " + to_string(w) + ")");
+  }
+  int64_t groups = channels / w.dims[1];
+  if (w.dims[0] % groups != 0) {
+    shape_error("conv2d output channels " + std::to_string(w.dims[0]) +
+                " are not a multiple of the " + std::to_string(groups) + " groups");
+  }
+  Padding padding = attrs.get_padding();
+  return {TensorType{x.dtype,
+                     {x.dims[0], w.dims[0],
+                      window_output(x.dims[2], w.dims[2], attrs.get_int("stride_h"), padding),
+                      window_output(x.dims[3], w.dims[3], attrs.get_int("stride_w"), padding)}}};
+}
+
+Types pool(const Types& in, const Attributes& attrs) {
+  const auto& x = in[0];
+  require_rank(x, 4, "pool input (NCHW)");
+  Padding padding = attrs.get_padding();
+  return {TensorType{
+      x.dtype,
+      {x.dims[0], x.dims[1],
+       window_output(x.dims[2], attrs.get_int("kernel_h"), attrs.get_int("stride_h"), padding),
+       window_output(x.dims[3], attrs.get_int("kernel_w"), attrs.get_int("stride_w"), padding)}}};
+}
+
+Types transpose(const Types& in, const Attributes& attrs) {
+  const auto& perm = attrs.get_ints("perm");
+  const auto& x = in[0];
+  if (static_cast<int>(perm.size()) != x.rank()) {
+    shape_error("transpose permutation " + to_string(perm) + " does not match rank of " +
+                to_string(x));
+  }
+  std::vector<bool> seen(perm.size(), false);
+  Dims out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= x.rank() || seen[p]) {
+      shape_error("transpose permutation " + to_string(perm) + " is not a permutation");
+    }
+    seen[p] = true;
+    out.push_back(x.dims[p]);
+  }
+  return {TensorType{x.dtype, out}};
+}
+
+Types enlarge(const Types& in, const Attributes&) {
+  const auto& kernel = in[0];
+  const auto& reference = in[1];
+  require_rank(kernel, 4, "enlarge kernel");
+  require_rank(reference, 4, "enlarge reference kernel");
+  for (int axis = 2; axis < 4; ++axis) {
+    int64_t grow = reference.dims[axis] - kernel.dims[axis];
+    if (grow < 0 || grow % 2 != 0) {
+      shape_error("enlarge cannot centre kernel " + to_string(kernel) + " in " +
+                  to_string(reference) + " (needs an even, non-negative size difference)");
+    }
+  }
+  return {TensorType{kernel.dtype,
+                     {kernel.dims[0], kernel.dims[1], reference.dims[2], reference.dims[3]}}};
+}
+
+Types concat(const Types& in, const Attributes& attrs) {
+  require_same_dtype(in);
+  int axis = normalize_axis(attrs.get_int("axis"), in[0].rank());
+  Dims out = in[0].dims;
+  out[axis] = 0;
+  for (const auto& t : in) {
+    bool compatible = t.rank() == in[0].rank();
+    for (int d = 0; compatible && d < t.rank(); ++d) {
+      if (d != axis && t.dims[d] != in[0].dims[d]) compatible = false;
+    }
+    if (!compatible) {
+      shape_error("concat on axis " + std::to_string(axis) + " of " + to_string(in[0]) + " and " +
+                  to_string(t) + ": other dimensions differ");
+    }
+    out[axis] += t.dims[axis];
+  }
+  return {TensorType{in[0].dtype, out}};
+}
+
+Types split(const Types& in, const Attributes& attrs) {
+  const auto& x = in[0];
+  int axis = normalize_axis(attrs.get_int("axis"), x.rank());
+  const auto& sizes = attrs.get_ints("sizes");
+  if (sizes.empty()) shape_error("split needs at least one size");
+  int64_t total = 0;
+  Types out;
+  for (int64_t s : sizes) {
+    if (s <= 0) shape_error("split sizes must be positive, got " + to_string(sizes));
+    total += s;
+    Dims dims = x.dims;
+    dims[axis] = s;
+    out.push_back(TensorType{x.dtype, dims});
+  }
+  if (total != x.dims[axis]) {
+    shape_error("split sizes " + to_string(sizes) + " do not add up to dimension " +
+                std::to_string(axis) + " of " + to_string(x));
+  }
+  return out;
+}
+
+Types merge(const Types& in, const Attributes& attrs) {
+  const auto& w = in[0];
+  require_rank(w, 4, "merge weight");
+  int64_t count = attrs.get_int("count");
+  if (count <= 0 || w.dims[0] % count != 0) {
+    shape_error("merge count " + std::to_string(count) +
+                " must be positive and divide the output channels of " + to_string(w));
+  }
+  return {TensorType{w.dtype, {w.dims[0], w.dims[1] * count, w.dims[2], w.dims[3]}}};
+}
+
+Types reshape(const Types& in, const Attributes& attrs) {
+  const auto& x = in[0];
+  Dims shape = attrs.get_ints("shape");
+  int64_t known = 1;
+  int inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && inferred < 0) {
+      inferred = static_cast<int>(i);
+    } else if (shape[i] <= 0) {
+      shape_error("reshape target " + to_string(shape) +
+                  " has a dimension that is neither positive nor a single -1");
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (inferred >= 0 && known > 0 && x.num_elements() % known == 0) {
+    shape[inferred] = x.num_elements() / known;
+  }
+  TensorType out{x.dtype, shape};
+  if (out.num_elements() != x.num_elements() || (inferred >= 0 && shape[inferred] <= 0)) {
+    shape_error("cannot reshape " + to_string(x) + " to " + to_string(attrs.get_ints("shape")));
+  }
+  return {out};
+}
+
+Types batchnorm(const Types& in, const Attributes&) {
+  require_same_dtype(in);
+  const auto& x = in[0];
+  if (x.rank() < 2) shape_error("batchnorm input must have rank >= 2, got " + to_string(x));
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i].dims != Dims{x.dims[1]}) {
+      shape_error("batchnorm parameters must have shape [" + std::to_string(x.dims[1]) +
+                  "], got " + to_string(in[i]));
+    }
+  }
+  return {x};
+}
+
+Types softmax(const Types& in, const Attributes& attrs) {
+  normalize_axis(attrs.get_int("axis"), in[0].rank());
+  return {in[0]};
+}
+
+Types layernorm(const Types& in, const Attributes& attrs) {
+  require_same_dtype(in);
+  const auto& x = in[0];
+  int axis = normalize_axis(attrs.get_int("axis"), x.rank());
+  Dims normalized(x.dims.begin() + axis, x.dims.end());
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i].dims != normalized) {
+      shape_error("layernorm scale and bias must have shape " + to_string(normalized) + ", got " +
+                  to_string(in[i]));
+    }
+  }
+  return {x};
+}
+
+Types reduce_mean(const Types& in, const Attributes& attrs) {
+  const auto& x = in[0];
+  std::vector<bool> reduced(x.rank(), false);
+  for (int64_t axis : attrs.get_ints("axes")) {
+    int a = normalize_axis(axis, x.rank());
+    if (reduced[a]) shape_error("reduce_mean axes repeat axis " + std::to_string(a));
+    reduced[a] = true;
+  }
+  bool keep = attrs.get_int("keepdims") != 0;
+  Dims out;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (!reduced[d]) {
+      out.push_back(x.dims[d]);
+    } else if (keep) {
+      out.push_back(1);
+    }
+  }
+  return {TensorType{x.dtype, out}};
+}
+
+Types clip(const Types& in, const Attributes& attrs) {
+  if (attrs.get_float("min") > attrs.get_float("max")) {
+    shape_error("clip min " + format_double(attrs.get_float("min")) + " exceeds max " +
+                format_double(attrs.get_float("max")));
+  }
+  return {in[0]};
+}
+
+AttrSpec required(std::string name, AttrKind kind) { return {std::move(name), kind, std::nullopt}; }
+AttrSpec with_default(std::string name, AttrKind kind, AttrValue value) {
+  return {std::move(name), kind, std::move(value)};
+}
+
+std::vector<AttrSpec> leaf_attrs() {
+  return {required("shape", AttrKind::Ints), with_default("dtype", AttrKind::String, "f32")};
+}
+AttrSpec activation_attr() {
+  return with_default("activation", AttrKind::Activation, int64_t{0});
+}
+std::vector<AttrSpec> window_attrs(bool with_kernel) {
+  std::vector<AttrSpec> attrs;
+  if (with_kernel) {
+    attrs.push_back(required("kernel_h", AttrKind::Int));
+    attrs.push_back(required("kernel_w", AttrKind::Int));
+  }
+  attrs.push_back(with_default("stride_h", AttrKind::Int, int64_t{1}));
+  attrs.push_back(with_default("stride_w", AttrKind::Int, int64_t{1}));
+  attrs.push_back(with_default("padding", AttrKind::Padding, int64_t{0}));
+  attrs.push_back(activation_attr());
+  return attrs;
+}
+
+OpInfo unary(OpKind kind, std::string name, OpCategory category, std::string description) {
+  return {kind, std::move(name), 1, 1, {"x"}, {}, category, std::move(description), same_as_first};
+}
+OpInfo binary(OpKind kind, std::string name, std::string description) {
+  return {kind,          std::move(name),           2, 2, {"a", "b"}, {}, OpCategory::Elementwise,
+          std::move(description), broadcast_binary};
+}
+
+}  // namespace
+
+std::vector<OpInfo> make_operator_table() {
+  constexpr int kVariadic = OpInfo::kVariadic;
+  std::vector<OpInfo> ops = {
+      {OpKind::Input, "input", 0, 0, {}, leaf_attrs(), OpCategory::Leaf,
+       "A graph input, fed at run time.", leaf},
+      {OpKind::Weight, "weight", 0, 0, {}, leaf_attrs(), OpCategory::Leaf,
+       "A trained parameter, known at compile time.", leaf},
+      {OpKind::Constant, "constant", 0, 0, {},
+       {required("shape", AttrKind::Ints), required("value", AttrKind::Float),
+        with_default("dtype", AttrKind::String, "f32")},
+       OpCategory::Leaf, "A tensor filled with one known value.", leaf},
+      binary(OpKind::EwAdd, "ewadd", "Element-wise a + b with numpy broadcasting."),
+      binary(OpKind::EwMul, "ewmul", "Element-wise a * b with numpy broadcasting."),
+      {OpKind::MatMul, "matmul", 2, 2, {"a", "b"}, {activation_attr()}, OpCategory::Contraction,
+       "Matrix product over the last two axes (batched, batch axes broadcast), then the fused "
+       "activation.",
+       matmul},
+      {OpKind::Conv2d, "conv2d", 2, 2, {"input", "weight"}, window_attrs(false),
+       OpCategory::Contraction,
+       "2-D convolution, NCHW input and OIHW weight; groups = input channels / weight dim 1; "
+       "SAME pads to ceil(H/stride) (extra padding at the end), then the fused activation.",
+       conv2d},
+      unary(OpKind::Relu, "relu", OpCategory::Elementwise, "max(x, 0)."),
+      unary(OpKind::Tanh, "tanh", OpCategory::Elementwise, "Hyperbolic tangent."),
+      unary(OpKind::Sigmoid, "sigmoid", OpCategory::Elementwise, "1 / (1 + exp(-x))."),
+      {OpKind::PoolMax, "poolmax", 1, 1, {"input"}, window_attrs(true), OpCategory::Reduction,
+       "2-D max pooling over NCHW windows (padding never wins), then the fused activation.", pool},
+      {OpKind::PoolAvg, "poolavg", 1, 1, {"input"}, window_attrs(true), OpCategory::Reduction,
+       "2-D average pooling over NCHW windows, averaging the in-bounds elements only, then the "
+       "fused activation.",
+       pool},
+      {OpKind::Transpose, "transpose", 1, 1, {"x"}, {required("perm", AttrKind::Ints)},
+       OpCategory::Layout, "Permutes axes: output axis i is input axis perm[i].", transpose},
+      {OpKind::Enlarge, "enlarge", 2, 2, {"kernel", "reference"}, {}, OpCategory::Layout,
+       "Zero-pads a conv kernel, centred, to the reference kernel's spatial size.", enlarge},
+      {OpKind::Concat, "concat", 1, kVariadic, {"inputs"}, {required("axis", AttrKind::Int)},
+       OpCategory::Layout, "Joins tensors along one axis (n-ary).", concat},
+      {OpKind::Split, "split", 1, 1, {"x"},
+       {required("axis", AttrKind::Int), required("sizes", AttrKind::Ints)}, OpCategory::Layout,
+       "Cuts a tensor along one axis into parts of the given sizes (one output per part).",
+       split},
+      {OpKind::Merge, "merge", 1, 1, {"weight"}, {required("count", AttrKind::Int)},
+       OpCategory::Layout,
+       "Grouped-conv weight to one with `count` times fewer groups, zero-filled (TASO's "
+       "merge_gconv: output channel o keeps its inputs at block o / (O / count)).",
+       merge},
+      {OpKind::Reshape, "reshape", 1, 1, {"x"}, {required("shape", AttrKind::Ints)},
+       OpCategory::Layout, "Same elements, row-major, new shape (one -1 is inferred).", reshape},
+      {OpKind::BatchNorm, "batchnorm", 5, 5, {"input", "scale", "bias", "mean", "var"},
+       {with_default("epsilon", AttrKind::Float, 1e-5)}, OpCategory::Other,
+       "Inference batch normalization over axis 1.", batchnorm},
+      {OpKind::Noop, "noop", 2, 2, {"a", "b"}, {}, OpCategory::Other,
+       "Joins two values into one root (the e-graph's single root); its value is a's.",
+       same_as_first},
+      binary(OpKind::Sub, "sub", "Element-wise a - b with numpy broadcasting."),
+      binary(OpKind::Div, "div", "Element-wise a / b with numpy broadcasting."),
+      binary(OpKind::Pow, "pow", "Element-wise a ^ b with numpy broadcasting."),
+      unary(OpKind::Sqrt, "sqrt", OpCategory::Elementwise, "Square root."),
+      unary(OpKind::Erf, "erf", OpCategory::Elementwise, "Gauss error function."),
+      unary(OpKind::Exp, "exp", OpCategory::Elementwise, "e^x."),
+      unary(OpKind::Gelu, "gelu", OpCategory::Elementwise, "x * (1 + erf(x / sqrt 2)) / 2."),
+      {OpKind::Clip, "clip", 1, 1, {"x"},
+       {required("min", AttrKind::Float), required("max", AttrKind::Float)},
+       OpCategory::Elementwise, "min(max(x, min), max); relu6 is clip 0 6.", clip},
+      {OpKind::Softmax, "softmax", 1, 1, {"x"}, {with_default("axis", AttrKind::Int, int64_t{-1})},
+       OpCategory::Reduction, "exp(x) / sum exp(x) along one axis.", softmax},
+      {OpKind::LayerNorm, "layernorm", 3, 3, {"x", "scale", "bias"},
+       {with_default("axis", AttrKind::Int, int64_t{-1}),
+        with_default("epsilon", AttrKind::Float, 1e-5)},
+       OpCategory::Reduction,
+       "Normalizes over the axes from `axis` to the last, then scales and shifts.", layernorm},
+      {OpKind::ReduceMean, "reduce_mean", 1, 1, {"x"},
+       {required("axes", AttrKind::Ints), with_default("keepdims", AttrKind::Int, int64_t{1})},
+       OpCategory::Reduction, "Mean over the given axes.", reduce_mean},
+  };
+  return ops;
+}
+
+}  // namespace saturate::ir

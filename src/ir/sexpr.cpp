@@ -1,0 +1,161 @@
+#include "ir/sexpr.h"
+
+namespace saturate::ir {
+namespace {
+
+bool is_delimiter(char c) {
+  return c == '(' || c == ')' || c == '[' || c == ']' || c == '"' || c == ';' || c == ' ' ||
+         c == '\t' || c == '\n' || c == '\r';
+}
+
+class Reader {
+ public:
+  Reader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+
+  std::vector<SExpr> read_all() {
+    std::vector<SExpr> result;
+    skip_space();
+    while (pos_ < text_.size()) {
+      result.push_back(read());
+      skip_space();
+    }
+    return result;
+  }
+
+ private:
+  SourceLocation here() const { return {file_, line_, column_}; }
+
+  [[noreturn]] void fail(const SourceLocation& where, const std::string& message) const {
+    throw ParseError(where, message);
+  }
+
+  char advance() {
+    char c = text_[pos_++];
+    if (c == '\n') {
+      ++line_;
+      column_ = 1;
+    } else {
+      ++column_;
+    }
+    return c;
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c == ';') {
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+      } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        advance();
+      } else {
+        return;
+      }
+    }
+  }
+
+  SExpr read() {
+    SourceLocation start = here();
+    char c = text_[pos_];
+    if (c == '(' || c == '[') {
+      char close = c == '(' ? ')' : ']';
+      advance();
+      SExpr list{c == '(' ? SExpr::Kind::List : SExpr::Kind::Vector, "", {}, start};
+      while (true) {
+        skip_space();
+        if (pos_ >= text_.size()) {
+          fail(start, std::string("unclosed '") + c + "' (expected '" + close + "' before the end)");
+        }
+        char next = text_[pos_];
+        if (next == close) {
+          advance();
+          return list;
+        }
+        if (next == ')' || next == ']') fail(here(), std::string("unexpected '") + next + "'");
+        list.items.push_back(read());
+      }
+    }
+    if (c == ')' || c == ']') fail(start, std::string("unexpected '") + c + "'");
+    if (c == '"') return read_string(start);
+    std::string symbol;
+    while (pos_ < text_.size() && !is_delimiter(text_[pos_])) symbol += advance();
+    return SExpr{SExpr::Kind::Symbol, symbol, {}, start};
+  }
+
+  SExpr read_string(const SourceLocation& start) {
+    advance();  // opening quote
+    std::string value;
+    while (true) {
+      if (pos_ >= text_.size()) fail(start, "unterminated string");
+      char c = advance();
+      if (c == '"') break;
+      if (c == '\\') {
+        if (pos_ >= text_.size()) fail(start, "unterminated string");
+        char escaped = advance();
+        if (escaped == 'n') {
+          value += '\n';
+        } else if (escaped == '"' || escaped == '\\') {
+          value += escaped;
+        } else {
+          fail(here(), std::string("unknown escape '\\") + escaped + "'");
+        }
+      } else if (c == '\n') {
+        fail(start, "string runs past the end of the line");
+      } else {
+        value += c;
+      }
+    }
+    return SExpr{SExpr::Kind::String, value, {}, start};
+  }
+
+  std::string_view text_;
+  const std::string& file_;
+  size_t pos_ = 0;
+  int line_ = 1;
+  int column_ = 1;
+};
+
+}  // namespace
+
+std::string SExpr::describe() const {
+  switch (kind) {
+    case Kind::Symbol:
+      return "symbol '" + text + "'";
+    case Kind::String:
+      return "string \"" + text + "\"";
+    case Kind::List:
+      return "a list";
+    case Kind::Vector:
+      return "a [...] vector";
+  }
+  return "?";
+}
+
+std::vector<SExpr> parse_sexprs(std::string_view text, const std::string& file) {
+  return Reader(text, file).read_all();
+}
+
+bool is_plain_symbol(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (is_delimiter(c) || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
+  }
+  return true;
+}
+
+std::string quote_atom(std::string_view text) {
+  if (is_plain_symbol(text)) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (c == '\n') {
+      quoted += "\\n";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "\"";
+}
+
+}  // namespace saturate::ir

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/tensor.h"
+
+namespace saturate::runtime {
+
+enum class Precision { F32, F64 };
+
+struct InterpreterOptions {
+  // F32 rounds every produced element to float (what a float32 runtime computes, up to the
+  // order of summation); F64 keeps doubles throughout, for checking rules tightly.
+  Precision precision = Precision::F32;
+};
+
+// Deterministic random values (seeded) for every input, weight and constant of the graph not
+// already in `given`: inputs uniform in [-1, 1]; weights scaled by 1/sqrt(fan-in) so that deep
+// models stay in range; batchnorm variances positive. Constants take their attribute value.
+TensorMap random_feeds(const ir::Graph& graph, uint64_t seed, const TensorMap& given = {});
+
+// The reference interpreter: simple loops, exact semantics, no tricks. It exists to check rules
+// and optimized graphs numerically, not to be fast.
+class Interpreter {
+ public:
+  explicit Interpreter(InterpreterOptions options = {}) : options_(options) {}
+
+  // Values of the graph's outputs, by output name. `feeds` must hold every input and weight by
+  // name (see random_feeds); a missing or mis-shaped feed is a saturate::Error naming it.
+  TensorMap run(const ir::Graph& graph, const TensorMap& feeds) const;
+
+  // Every value of every node, indexed [node][output].
+  std::vector<std::vector<Tensor>> run_all(const ir::Graph& graph, const TensorMap& feeds) const;
+
+  // One operator on given input values (attributes complete, as in a graph node).
+  std::vector<Tensor> evaluate(const ir::Node& node, const std::vector<const Tensor*>& inputs) const;
+
+ private:
+  InterpreterOptions options_;
+};
+
+}  // namespace saturate::runtime

@@ -1,0 +1,77 @@
+#include "support/strings.h"
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "support/error.h"
+
+namespace saturate {
+
+std::string join_ints(const std::vector<int64_t>& values, std::string_view separator) {
+  return join(values, separator, [](int64_t v) { return std::to_string(v); });
+}
+
+std::string format_double(double value) {
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  std::string text(buffer, result.ptr);
+  // Keep a marker of floatness so that "2" written for a float reads back as a float.
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::optional<int64_t> parse_int(std::string_view text) {
+  int64_t value = 0;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto result = std::from_chars(begin, end, value);
+  if (result.ec != std::errc() || result.ptr != end || begin == end) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_double(std::string_view text) {
+  double value = 0;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto result = std::from_chars(begin, end, value);
+  if (result.ec != std::errc() || result.ptr != end || begin == end) return std::nullopt;
+  return value;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open '" + path + "' for reading");
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) throw Error("error while reading '" + path + "'");
+  return contents.str();
+}
+
+void write_file_atomically(const std::string& path, std::string_view contents) {
+  const std::string temporary = path + ".tmp-saturate";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot open '" + path + "' for writing");
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    out.flush();
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw Error("error while writing '" + path + "'");
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw Error("cannot move the written file into place at '" + path + "'");
+  }
+}
+
+}  // namespace saturate

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace saturate {
+
+// Joins the items' textual forms with a separator.
+template <typename Range, typename ToString>
+std::string join(const Range& items, std::string_view separator, ToString to_string) {
+  std::string text;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) text += separator;
+    first = false;
+    text += to_string(item);
+  }
+  return text;
+}
+
+std::string join_ints(const std::vector<int64_t>& values, std::string_view separator = ", ");
+
+// Shortest decimal text that parses back to exactly the same double.
+std::string format_double(double value);
+
+// Strict parsers: the whole text must be the number, no trailing characters.
+std::optional<int64_t> parse_int(std::string_view text);
+std::optional<double> parse_double(std::string_view text);
+
+bool ends_with(std::string_view text, std::string_view suffix);
+
+// Reads a whole file; throws saturate::Error naming the path when it cannot.
+std::string read_file(const std::string& path);
+
+// Writes through a temporary file and a rename, so a failure never leaves a partial file.
+void write_file_atomically(const std::string& path, std::string_view contents);
+
+}  // namespace saturate

@@ -1,0 +1,1 @@
+saturate_test(ir_graph_test saturate_ir)
