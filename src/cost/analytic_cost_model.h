@@ -19,13 +19,25 @@ struct OpWork {
   double bytes = 0;  // bytes read (inputs) plus written (outputs), float32 = 4 bytes
 };
 
+// The three terms of one roofline estimate, in milliseconds.
+struct Roofline {
+  double launch_ms = 0;   // fixed dispatch cost
+  double compute_ms = 0;  // flops / throughput of the operator's kind of kernel
+  double memory_ms = 0;   // bytes / bandwidth
+  double total() const { return launch_ms + (compute_ms > memory_ms ? compute_ms : memory_ms); }
+  bool compute_bound() const { return compute_ms > memory_ms; }
+};
+
 // Roofline estimate: cost = launch overhead + max(flops / peak, bytes / bandwidth).
 class AnalyticCostModel : public CostModel {
  public:
-  explicit AnalyticCostModel(MachineParameters machine = {}) : machine_(machine) {}
+  // Throws saturate::Error when a throughput is not positive or the overhead is negative.
+  explicit AnalyticCostModel(MachineParameters machine = {});
   std::string name() const override { return "analytic"; }
   double op_cost(const OpConfig& config) const override;
 
+  // The terms op_cost adds up; all zero for leaves and noop, which are free.
+  Roofline roofline(const OpConfig& config) const;
   static OpWork work(const OpConfig& config);
   const MachineParameters& machine() const { return machine_; }
 

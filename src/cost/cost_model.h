@@ -18,6 +18,12 @@ struct OpConfig {
   const std::vector<ir::TensorType>& outputs;
 };
 
+// Canonical one-line text of a configuration, e.g.
+// "conv2d(f32[1 64 56 56], f32[64 64 3 3]) activation=0 padding=0 stride_h=1 stride_w=1".
+// Equal configurations give equal text, so measured models can use it as a cache key and
+// reports can name what they priced.
+std::string describe(const OpConfig& config);
+
 // Prices one operator configuration in milliseconds of run time.
 class CostModel {
  public:

@@ -17,7 +17,11 @@ struct GraphCost {
   std::vector<double> per_node;    // indexed by NodeId; leaves and folded nodes are 0
 };
 
-// Sum of per-operator costs; leaves and compile-time-known operators cost zero.
+// The types of a node's inputs: what an OpConfig for that node refers to.
+std::vector<ir::TensorType> input_types(const ir::Graph& graph, ir::NodeId id);
+
+// Sum of per-operator costs; leaves, noop and compile-time-known operators cost zero (the model
+// is not asked about them). Every node is priced once, however many consumers it has.
 GraphCost graph_cost(const ir::Graph& graph, const CostModel& model);
 
 }  // namespace saturate::cost

@@ -1,1 +1,3 @@
 saturate_test(ir_graph_test saturate_ir)
+saturate_test(ir_text_format_test saturate_ir)
+saturate_test(ir_operators_test saturate_ir)

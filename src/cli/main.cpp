@@ -1,0 +1,29 @@
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+#include "support/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "saturate: a tensor-graph superoptimizer (equality saturation over a tensor IR).\n"
+      "MODEL is a bundled model name (see `saturate models`) or a graph file in text form "
+      "(.sxp)."};
+  app.set_version_flag("--version", "saturate 0.1.0");
+  app.require_subcommand(1);
+  saturate::cli::register_models_command(app);
+  saturate::cli::register_show_command(app);
+  saturate::cli::register_run_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  } catch (const saturate::Error& error) {
+    std::fprintf(stderr, "saturate: error: %s\n", error.what());
+    return 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "saturate: internal error: %s\n", error.what());
+    return 2;
+  }
+  return 0;
+}

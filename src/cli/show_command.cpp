@@ -1,0 +1,109 @@
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/graph_loader.h"
+#include "cli/text_table.h"
+#include "cost/analytic_cost_model.h"
+#include "cost/graph_cost.h"
+#include "ir/dot_writer.h"
+#include "ir/op_registry.h"
+#include "ir/text_format.h"
+#include "support/strings.h"
+
+namespace saturate::cli {
+namespace {
+
+struct ShowOptions {
+  std::string graph;
+  bool reduced = false;
+  bool json = false;
+  std::string dot_path;
+  std::string text_path;
+};
+
+void show(const ShowOptions& options) {
+  ir::Graph graph = load_graph(options.graph, options.reduced);
+  cost::AnalyticCostModel model;
+  cost::GraphCost cost = cost::graph_cost(graph, model);
+
+  int64_t parameters = 0;
+  for (ir::NodeId id : graph.weights()) parameters += graph.node(id).outputs[0].num_elements();
+
+  // Outputs first, so that a failure to write leaves nothing half-done on screen.
+  if (!options.dot_path.empty()) write_file_atomically(options.dot_path, ir::write_dot(graph));
+  if (!options.text_path.empty()) write_file_atomically(options.text_path, ir::write_text(graph));
+
+  auto values = [&graph](const std::vector<ir::NodeId>& ids) {
+    nlohmann::json list = nlohmann::json::array();
+    for (ir::NodeId id : ids) {
+      list.push_back({{"name", graph.node(id).name()}, {"shape", graph.node(id).outputs[0].dims}});
+    }
+    return list;
+  };
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const auto& output : graph.outputs()) {
+    outputs.push_back({{"name", output.name}, {"shape", graph.type(output.value).dims}});
+  }
+
+  if (options.json) {
+    nlohmann::json report = {{"name", graph.name()},
+                             {"nodes", graph.num_nodes()},
+                             {"ops", graph.num_operators()},
+                             {"op_histogram", graph.op_histogram()},
+                             {"inputs", values(graph.inputs())},
+                             {"outputs", outputs},
+                             {"weights", graph.weights().size()},
+                             {"parameters", parameters},
+                             {"cost_model", model.name()},
+                             {"cost_ms", cost.total},
+                             {"folded_operators", cost.folded_operators}};
+    std::printf("%s\n", report.dump(2).c_str());
+    return;
+  }
+
+  std::printf("graph %s: %zu operators, %zu nodes, %zu weights (%lld parameters)\n",
+              graph.name().c_str(), graph.num_operators(), graph.num_nodes(),
+              graph.weights().size(), static_cast<long long>(parameters));
+  for (ir::NodeId id : graph.inputs()) {
+    std::printf("  input  %s %s\n", graph.node(id).name().c_str(),
+                ir::to_string(graph.node(id).outputs[0]).c_str());
+  }
+  for (const auto& output : graph.outputs()) {
+    std::printf("  output %s %s\n", output.name.c_str(),
+                ir::to_string(graph.type(output.value)).c_str());
+  }
+  // Cost per operator type, so the table says where the time goes.
+  std::map<std::string, double> cost_by_op;
+  for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
+    cost_by_op[std::string(ir::to_string(graph.node(id).op))] += cost.per_node[id];
+  }
+  TextTable table({"operator", "count", "cost ms", "share %"});
+  for (const auto& [op, count] : graph.op_histogram()) {
+    double share = cost.total > 0 ? 100.0 * cost_by_op[op] / cost.total : 0.0;
+    table.add_row({op, std::to_string(count), format_fixed(cost_by_op[op], 4),
+                   format_fixed(share, 1)});
+  }
+  std::printf("\n%s", table.render().c_str());
+  std::printf("\ncost (%s model): %.4f ms; %d operators folded at compile time\n",
+              model.name().c_str(), cost.total, cost.folded_operators);
+  if (!options.dot_path.empty()) std::printf("wrote %s\n", options.dot_path.c_str());
+  if (!options.text_path.empty()) std::printf("wrote %s\n", options.text_path.c_str());
+}
+
+}  // namespace
+
+void register_show_command(CLI::App& app) {
+  auto options = std::make_shared<ShowOptions>();
+  auto* command =
+      app.add_subcommand("show", "Summarize a graph: operators by type, cost, inputs and outputs");
+  command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")
+      ->required();
+  command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
+  command->add_flag("--json", options->json, "Print a JSON summary instead of tables");
+  command->add_option("--dot", options->dot_path, "Also write the graph as Graphviz DOT to OUT");
+  command->add_option("--sxp", options->text_path, "Also write the graph in text form to OUT");
+  command->callback([options] { show(*options); });
+}
+
+}  // namespace saturate::cli

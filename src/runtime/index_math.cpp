@@ -1,0 +1,54 @@
+#include "runtime/index_math.h"
+
+#include <string>
+
+#include "support/error.h"
+
+namespace saturate::runtime::detail {
+
+int64_t product(const ir::Dims& dims, size_t begin, size_t end) {
+  int64_t result = 1;
+  for (size_t i = begin; i < end; ++i) result *= dims[i];
+  return result;
+}
+
+std::vector<int64_t> row_major_strides(const ir::Dims& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
+std::vector<int64_t> broadcast_strides(const ir::Dims& dims, const ir::Dims& out) {
+  if (dims.size() > out.size()) {
+    throw Error("shape " + ir::to_string(dims) + " does not broadcast to " + ir::to_string(out));
+  }
+  std::vector<int64_t> own = row_major_strides(dims);
+  std::vector<int64_t> strides(out.size(), 0);
+  size_t offset = out.size() - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == out[offset + i]) {
+      strides[offset + i] = own[i];
+    } else if (dims[i] != 1) {
+      throw Error("shape " + ir::to_string(dims) + " does not broadcast to " + ir::to_string(out));
+    }
+  }
+  return strides;
+}
+
+int normalize_axis(int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    throw Error("axis " + std::to_string(axis) + " is out of range for rank " +
+                std::to_string(rank));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+bool next_index(std::vector<int64_t>& index, const ir::Dims& dims) {
+  for (size_t i = dims.size(); i-- > 0;) {
+    if (++index[i] < dims[i]) return true;
+    index[i] = 0;
+  }
+  return false;
+}
+
+}  // namespace saturate::runtime::detail

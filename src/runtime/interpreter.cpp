@@ -1,0 +1,246 @@
+// The reference interpreter: feeds the leaves, runs each node's kernel in topological order and
+// rounds results to float32 when asked.
+#include "runtime/interpreter.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ir/op_registry.h"
+#include "runtime/index_math.h"
+#include "runtime/kernels.h"
+#include "support/error.h"
+
+namespace saturate::runtime {
+namespace {
+
+using ir::OpKind;
+
+std::string describe(const ir::Node& node) {
+  return "node '" + node.name() + "' (" + std::string(ir::to_string(node.op)) + ")";
+}
+
+void round_to_float(Tensor& t) {
+  for (double& v : t.data) v = static_cast<float>(v);
+}
+
+// The inputs must have the shapes the node was built for: re-running shape inference on them
+// and comparing with the node's recorded outputs catches any mismatch before a kernel indexes
+// out of bounds.
+void check_inputs(const ir::Node& node, const std::vector<const Tensor*>& inputs) {
+  std::vector<ir::TensorType> types;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor* t = inputs[i];
+    if (t == nullptr) throw Error(describe(node) + ": input " + std::to_string(i) + " is null");
+    if (static_cast<int64_t>(t->data.size()) != detail::product(t->dims)) {
+      throw Error(describe(node) + ": input " + std::to_string(i) + " of shape " +
+                  ir::to_string(t->dims) + " holds " + std::to_string(t->data.size()) +
+                  " values");
+    }
+    types.push_back({node.outputs.front().dtype, t->dims});
+  }
+  std::vector<ir::TensorType> inferred;
+  try {
+    inferred = ir::infer_types(node.op, types, node.attrs);
+  } catch (const Error& error) {
+    throw Error(describe(node) + ": " + error.what());
+  }
+  bool same = inferred.size() == node.outputs.size();
+  for (size_t k = 0; same && k < inferred.size(); ++k) {
+    same = inferred[k].dims == node.outputs[k].dims;
+  }
+  if (!same) {
+    std::string shapes;
+    for (const Tensor* t : inputs) shapes += (shapes.empty() ? "" : ", ") + ir::to_string(t->dims);
+    throw Error(describe(node) + ": inputs of shapes " + shapes +
+                " do not give the output shape the node was built with, " +
+                ir::to_string(node.outputs.front().dims));
+  }
+}
+
+kernels::Window window_of(const ir::Attributes& attrs, bool with_kernel) {
+  kernels::Window window;
+  if (with_kernel) {
+    window.kernel_h = attrs.get_int("kernel_h");
+    window.kernel_w = attrs.get_int("kernel_w");
+  }
+  window.stride_h = attrs.get_int("stride_h");
+  window.stride_w = attrs.get_int("stride_w");
+  window.padding = attrs.get_padding();
+  return window;
+}
+
+// One operator in double precision. `in` has been checked against the node's types.
+std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor*>& in) {
+  const ir::Attributes& attrs = node.attrs;
+  const ir::Dims& out_dims = node.outputs.front().dims;
+  switch (node.op) {
+    case OpKind::Input:
+    case OpKind::Weight:
+      throw Error(describe(node) + " is a leaf: its value comes from the feeds");
+    case OpKind::Constant:
+      return {Tensor(out_dims, attrs.get_float("value"))};
+    case OpKind::EwAdd:
+    case OpKind::EwMul:
+    case OpKind::Sub:
+    case OpKind::Div:
+    case OpKind::Pow:
+      return {kernels::binary(node.op, *in[0], *in[1], out_dims)};
+    case OpKind::MatMul: {
+      Tensor out = kernels::matmul(*in[0], *in[1], out_dims);
+      kernels::activate(out, attrs.get_activation());
+      return {std::move(out)};
+    }
+    case OpKind::Conv2d: {
+      Tensor out = kernels::conv2d(*in[0], *in[1], window_of(attrs, false), out_dims);
+      kernels::activate(out, attrs.get_activation());
+      return {std::move(out)};
+    }
+    case OpKind::PoolMax:
+    case OpKind::PoolAvg: {
+      kernels::Window window = window_of(attrs, true);
+      Tensor out = node.op == OpKind::PoolMax ? kernels::pool_max(*in[0], window, out_dims)
+                                              : kernels::pool_avg(*in[0], window, out_dims);
+      kernels::activate(out, attrs.get_activation());
+      return {std::move(out)};
+    }
+    case OpKind::Relu:
+    case OpKind::Tanh:
+    case OpKind::Sigmoid:
+    case OpKind::Sqrt:
+    case OpKind::Erf:
+    case OpKind::Exp:
+    case OpKind::Gelu:
+      return {kernels::unary(node.op, *in[0])};
+    case OpKind::Clip:
+      return {kernels::clip(*in[0], attrs.get_float("min"), attrs.get_float("max"))};
+    case OpKind::Transpose:
+      return {kernels::transpose(*in[0], attrs.get_ints("perm"))};
+    case OpKind::Enlarge:
+      return {kernels::enlarge(*in[0], out_dims)};
+    case OpKind::Concat:
+      return {kernels::concat(in, attrs.get_int("axis"))};
+    case OpKind::Split:
+      return kernels::split(*in[0], attrs.get_int("axis"), attrs.get_ints("sizes"));
+    case OpKind::Merge:
+      return {kernels::merge(*in[0], attrs.get_int("count"))};
+    case OpKind::Reshape:
+      return {kernels::reshape(*in[0], out_dims)};
+    case OpKind::BatchNorm:
+      return {kernels::batchnorm(*in[0], *in[1], *in[2], *in[3], *in[4],
+                                 attrs.get_float("epsilon"))};
+    case OpKind::Noop:
+      return {*in[0]};
+    case OpKind::Softmax:
+      return {kernels::softmax(*in[0], attrs.get_int("axis"))};
+    case OpKind::LayerNorm:
+      return {kernels::layernorm(*in[0], *in[1], *in[2], attrs.get_int("axis"),
+                                 attrs.get_float("epsilon"))};
+    case OpKind::ReduceMean:
+      return {kernels::reduce_mean(*in[0], attrs.get_ints("axes"), out_dims)};
+  }
+  throw Error(describe(node) + ": the interpreter does not know this operator");
+}
+
+// The feed of an input or weight, checked against the node's declared type.
+const Tensor& checked_feed(const ir::Node& node, const TensorMap& feeds) {
+  const std::string kind(ir::to_string(node.op));
+  const ir::Dims& expected = node.outputs.front().dims;
+  auto it = feeds.find(node.name());
+  if (it == feeds.end()) {
+    throw Error("no feed for " + kind + " '" + node.name() + "' of shape " +
+                ir::to_string(expected) + " (random_feeds can make one)");
+  }
+  const Tensor& given = it->second;
+  if (given.dims != expected) {
+    throw Error("the feed for " + kind + " '" + node.name() + "' has shape " +
+                ir::to_string(given.dims) + " but the graph declares " + ir::to_string(expected));
+  }
+  if (static_cast<int64_t>(given.data.size()) != detail::product(expected)) {
+    throw Error("the feed for " + kind + " '" + node.name() + "' of shape " +
+                ir::to_string(expected) + " holds " + std::to_string(given.data.size()) +
+                " values");
+  }
+  return given;
+}
+
+}  // namespace
+
+std::vector<Tensor> Interpreter::evaluate(const ir::Node& node,
+                                          const std::vector<const Tensor*>& inputs) const {
+  if (node.outputs.empty() || node.output_names.empty()) {
+    throw Error("interpreter: a node of operator " + std::string(ir::to_string(node.op)) +
+                " has no inferred outputs");
+  }
+  check_inputs(node, inputs);
+  std::vector<Tensor> outputs = compute(node, inputs);
+  if (options_.precision == Precision::F32) {
+    for (Tensor& t : outputs) round_to_float(t);
+  }
+  return outputs;
+}
+
+std::vector<std::vector<Tensor>> Interpreter::run_all(const ir::Graph& graph,
+                                                      const TensorMap& feeds) const {
+  std::vector<std::vector<Tensor>> values(graph.num_nodes());
+  for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const ir::Node& node = graph.node(id);
+    if (node.op == OpKind::Input || node.op == OpKind::Weight) {
+      Tensor value = checked_feed(node, feeds);
+      if (options_.precision == Precision::F32) round_to_float(value);
+      values[id].push_back(std::move(value));
+      continue;
+    }
+    std::vector<const Tensor*> inputs;
+    inputs.reserve(node.inputs.size());
+    for (const ir::ValueRef& ref : node.inputs) inputs.push_back(&values[ref.node][ref.output]);
+    values[id] = evaluate(node, inputs);
+  }
+  return values;
+}
+
+TensorMap Interpreter::run(const ir::Graph& graph, const TensorMap& feeds) const {
+  // Like run_all, but each value is dropped after its last use so that large models fit in
+  // memory, and nodes no output depends on are skipped (their feeds are still checked).
+  const size_t count = graph.num_nodes();
+  std::vector<bool> needed(count, false);
+  std::vector<ir::NodeId> last_use(count, 0);
+  for (const ir::GraphOutput& output : graph.outputs()) needed[output.value.node] = true;
+  for (size_t id = count; id-- > 0;) {
+    if (!needed[id]) continue;
+    for (const ir::ValueRef& ref : graph.node(static_cast<ir::NodeId>(id)).inputs) {
+      needed[ref.node] = true;
+      last_use[ref.node] = std::max(last_use[ref.node], static_cast<ir::NodeId>(id));
+    }
+  }
+  std::vector<bool> is_output(count, false);
+  for (const ir::GraphOutput& output : graph.outputs()) is_output[output.value.node] = true;
+
+  std::vector<std::vector<Tensor>> values(count);
+  for (ir::NodeId id = 0; id < count; ++id) {
+    const ir::Node& node = graph.node(id);
+    if (node.op == OpKind::Input || node.op == OpKind::Weight) {
+      const Tensor& feed = checked_feed(node, feeds);
+      if (!needed[id]) continue;
+      Tensor value = feed;
+      if (options_.precision == Precision::F32) round_to_float(value);
+      values[id].push_back(std::move(value));
+      continue;
+    }
+    if (!needed[id]) continue;
+    std::vector<const Tensor*> inputs;
+    inputs.reserve(node.inputs.size());
+    for (const ir::ValueRef& ref : node.inputs) inputs.push_back(&values[ref.node][ref.output]);
+    values[id] = evaluate(node, inputs);
+    for (const ir::ValueRef& ref : node.inputs) {
+      if (last_use[ref.node] == id && !is_output[ref.node]) values[ref.node].clear();
+    }
+  }
+
+  TensorMap results;
+  for (const ir::GraphOutput& output : graph.outputs()) {
+    results.insert_or_assign(output.name, values[output.value.node][output.value.output]);
+  }
+  return results;
+}
+
+}  // namespace saturate::runtime

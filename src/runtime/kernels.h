@@ -1,0 +1,61 @@
+#pragma once
+
+// The operator kernels of the reference interpreter (internal header). Each takes its inputs
+// and the output dims the graph inferred, computes in double precision with plain loops, and
+// leaves float32 rounding to the interpreter. Inputs are assumed to be shape-checked already
+// (Interpreter::evaluate re-runs shape inference before calling a kernel).
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/attribute.h"
+#include "ir/op_kind.h"
+#include "runtime/tensor.h"
+
+namespace saturate::runtime::kernels {
+
+// elementwise_kernels.cpp
+// relu, tanh, sigmoid, sqrt, erf, exp, gelu.
+Tensor unary(ir::OpKind op, const Tensor& x);
+Tensor clip(const Tensor& x, double min, double max);
+// ewadd, ewmul, sub, div, pow with numpy broadcasting to out_dims.
+Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b, const ir::Dims& out_dims);
+// The fused activation of matmul, conv2d and the pools, in place.
+void activate(Tensor& t, ir::Activation activation);
+
+// matmul_kernel.cpp
+// Product over the last two axes; batch axes broadcast to out_dims.
+Tensor matmul(const Tensor& a, const Tensor& b, const ir::Dims& out_dims);
+
+// window_kernels.cpp
+struct Window {
+  int64_t kernel_h = 1;
+  int64_t kernel_w = 1;
+  int64_t stride_h = 1;
+  int64_t stride_w = 1;
+  ir::Padding padding = ir::Padding::Same;
+};
+// Padding before the first element along one axis (SAME puts any odd extra at the end).
+int64_t pad_before(int64_t size, int64_t out, int64_t kernel, int64_t stride, ir::Padding padding);
+// NCHW input, OIHW weight, groups = C / weight dim 1. The window's kernel comes from the weight.
+Tensor conv2d(const Tensor& x, const Tensor& w, const Window& window, const ir::Dims& out_dims);
+Tensor pool_max(const Tensor& x, const Window& window, const ir::Dims& out_dims);
+Tensor pool_avg(const Tensor& x, const Window& window, const ir::Dims& out_dims);
+
+// layout_kernels.cpp
+Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm);
+Tensor enlarge(const Tensor& kernel, const ir::Dims& out_dims);
+Tensor concat(const std::vector<const Tensor*>& parts, int64_t axis);
+std::vector<Tensor> split(const Tensor& x, int64_t axis, const std::vector<int64_t>& sizes);
+Tensor merge(const Tensor& w, int64_t count);
+Tensor reshape(const Tensor& x, const ir::Dims& out_dims);
+
+// normalization_kernels.cpp
+Tensor batchnorm(const Tensor& x, const Tensor& scale, const Tensor& bias, const Tensor& mean,
+                 const Tensor& var, double epsilon);
+Tensor softmax(const Tensor& x, int64_t axis);
+Tensor layernorm(const Tensor& x, const Tensor& scale, const Tensor& bias, int64_t axis,
+                 double epsilon);
+Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, const ir::Dims& out_dims);
+
+}  // namespace saturate::runtime::kernels

@@ -1,0 +1,1 @@
+saturate_test(cost_test saturate_cost)

@@ -1,0 +1,1 @@
+saturate_test(models_test saturate_models)

@@ -1,0 +1,26 @@
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def saturate_binary() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("SATURATE_BIN", REPO / "build" / "bin" / "saturate"))
+
+
+@pytest.fixture(scope="session")
+def saturate():
+    """Runs the saturate CLI and returns the CompletedProcess (text mode, never raises)."""
+    binary = saturate_binary()
+    if not binary.exists():
+        pytest.fail(f"{binary} does not exist: build first (bash scripts/build.sh)")
+
+    def run(*args, timeout=300):
+        return subprocess.run(
+            [str(binary), *map(str, args)], capture_output=True, text=True, timeout=timeout
+        )
+
+    return run
