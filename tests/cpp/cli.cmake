@@ -1,0 +1,1 @@
+saturate_test(models_integration_test saturate_models saturate_runtime saturate_cost)
