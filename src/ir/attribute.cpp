@@ -83,8 +83,9 @@ Attributes::Attributes(std::initializer_list<std::pair<std::string, AttrValue>> 
 }
 
 void Attributes::set(const std::string& name, AttrValue value) {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
-                             [](const auto& entry, const std::string& key) { return entry.first < key; });
+  auto it =
+      std::lower_bound(entries_.begin(), entries_.end(), name,
+                       [](const auto& entry, const std::string& key) { return entry.first < key; });
   if (it != entries_.end() && it->first == name) {
     it->second = std::move(value);
   } else {
@@ -93,13 +94,16 @@ void Attributes::set(const std::string& name, AttrValue value) {
 }
 
 const AttrValue* Attributes::find(std::string_view name) const {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
-                             [](const auto& entry, std::string_view key) { return entry.first < key; });
+  auto it =
+      std::lower_bound(entries_.begin(), entries_.end(), name,
+                       [](const auto& entry, std::string_view key) { return entry.first < key; });
   if (it != entries_.end() && it->first == name) return &it->second;
   return nullptr;
 }
 
-bool Attributes::has(std::string_view name) const { return find(name) != nullptr; }
+bool Attributes::has(std::string_view name) const {
+  return find(name) != nullptr;
+}
 
 namespace {
 template <typename T>

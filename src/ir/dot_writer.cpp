@@ -1,5 +1,6 @@
 #include "ir/dot_writer.h"
 
+#include "ir/attribute_text.h"
 #include "ir/op_registry.h"
 #include "support/strings.h"
 
@@ -22,27 +23,7 @@ std::string attribute_summary(const Node& node) {
     const AttrValue* value = node.attrs.find(spec.name);
     if (value == nullptr || (spec.default_value && *spec.default_value == *value)) continue;
     if (spec.name == "shape" && info.is_leaf()) continue;  // shown on the edges
-    std::string text;
-    switch (spec.kind) {
-      case AttrKind::Int:
-        text = std::to_string(std::get<int64_t>(*value));
-        break;
-      case AttrKind::Ints:
-        text = to_string(std::get<std::vector<int64_t>>(*value));
-        break;
-      case AttrKind::Float:
-        text = format_double(std::get<double>(*value));
-        break;
-      case AttrKind::String:
-        text = std::get<std::string>(*value);
-        break;
-      case AttrKind::Activation:
-        text = to_string(static_cast<Activation>(std::get<int64_t>(*value)));
-        break;
-      case AttrKind::Padding:
-        text = to_string(static_cast<Padding>(std::get<int64_t>(*value)));
-        break;
-    }
+    std::string text = write_attribute(*value, spec.kind);
     summary += "\\n" + spec.name + "=" + escape(text);
   }
   return summary;

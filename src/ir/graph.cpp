@@ -142,7 +142,8 @@ bool Graph::operator==(const Graph& other) const {
     }
   }
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    if (outputs_[i].name != other.outputs_[i].name || outputs_[i].value != other.outputs_[i].value) {
+    if (outputs_[i].name != other.outputs_[i].name ||
+        outputs_[i].value != other.outputs_[i].value) {
       return false;
     }
   }

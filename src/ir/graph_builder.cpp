@@ -30,18 +30,28 @@ ValueRef GraphBuilder::apply(OpKind op, std::vector<ValueRef> inputs, const Attr
   return {id, 0};
 }
 
-ValueRef GraphBuilder::ewadd(ValueRef a, ValueRef b) { return apply(OpKind::EwAdd, {a, b}); }
-ValueRef GraphBuilder::ewmul(ValueRef a, ValueRef b) { return apply(OpKind::EwMul, {a, b}); }
-ValueRef GraphBuilder::sub(ValueRef a, ValueRef b) { return apply(OpKind::Sub, {a, b}); }
-ValueRef GraphBuilder::div(ValueRef a, ValueRef b) { return apply(OpKind::Div, {a, b}); }
-ValueRef GraphBuilder::pow(ValueRef a, ValueRef b) { return apply(OpKind::Pow, {a, b}); }
+ValueRef GraphBuilder::ewadd(ValueRef a, ValueRef b) {
+  return apply(OpKind::EwAdd, {a, b});
+}
+ValueRef GraphBuilder::ewmul(ValueRef a, ValueRef b) {
+  return apply(OpKind::EwMul, {a, b});
+}
+ValueRef GraphBuilder::sub(ValueRef a, ValueRef b) {
+  return apply(OpKind::Sub, {a, b});
+}
+ValueRef GraphBuilder::div(ValueRef a, ValueRef b) {
+  return apply(OpKind::Div, {a, b});
+}
+ValueRef GraphBuilder::pow(ValueRef a, ValueRef b) {
+  return apply(OpKind::Pow, {a, b});
+}
 
 ValueRef GraphBuilder::matmul(ValueRef a, ValueRef b, Activation activation) {
   return apply(OpKind::MatMul, {a, b}, {{"activation", static_cast<int64_t>(activation)}});
 }
 
-ValueRef GraphBuilder::conv2d(ValueRef input, ValueRef weight, int64_t stride_h,
-                              int64_t stride_w, Padding padding, Activation activation) {
+ValueRef GraphBuilder::conv2d(ValueRef input, ValueRef weight, int64_t stride_h, int64_t stride_w,
+                              Padding padding, Activation activation) {
   return apply(OpKind::Conv2d, {input, weight},
                {{"stride_h", stride_h},
                 {"stride_w", stride_w},
@@ -54,20 +64,34 @@ ValueRef GraphBuilder::conv(ValueRef input, int64_t out_channels, int64_t kernel
                             Activation activation, int64_t groups) {
   const Dims& in = dims(input);
   if (in.size() != 4 || groups <= 0 || in[1] % groups != 0) {
-    throw Error("conv: input " + to_string(in) + " cannot be split into " +
-                std::to_string(groups) + " groups");
+    throw Error("conv: input " + to_string(in) + " cannot be split into " + std::to_string(groups) +
+                " groups");
   }
   ValueRef w = weight({out_channels, in[1] / groups, kernel_h, kernel_w});
   return conv2d(input, w, stride, stride, padding, activation);
 }
 
-ValueRef GraphBuilder::relu(ValueRef x) { return apply(OpKind::Relu, {x}); }
-ValueRef GraphBuilder::tanh(ValueRef x) { return apply(OpKind::Tanh, {x}); }
-ValueRef GraphBuilder::sigmoid(ValueRef x) { return apply(OpKind::Sigmoid, {x}); }
-ValueRef GraphBuilder::sqrt(ValueRef x) { return apply(OpKind::Sqrt, {x}); }
-ValueRef GraphBuilder::erf(ValueRef x) { return apply(OpKind::Erf, {x}); }
-ValueRef GraphBuilder::exp(ValueRef x) { return apply(OpKind::Exp, {x}); }
-ValueRef GraphBuilder::gelu(ValueRef x) { return apply(OpKind::Gelu, {x}); }
+ValueRef GraphBuilder::relu(ValueRef x) {
+  return apply(OpKind::Relu, {x});
+}
+ValueRef GraphBuilder::tanh(ValueRef x) {
+  return apply(OpKind::Tanh, {x});
+}
+ValueRef GraphBuilder::sigmoid(ValueRef x) {
+  return apply(OpKind::Sigmoid, {x});
+}
+ValueRef GraphBuilder::sqrt(ValueRef x) {
+  return apply(OpKind::Sqrt, {x});
+}
+ValueRef GraphBuilder::erf(ValueRef x) {
+  return apply(OpKind::Erf, {x});
+}
+ValueRef GraphBuilder::exp(ValueRef x) {
+  return apply(OpKind::Exp, {x});
+}
+ValueRef GraphBuilder::gelu(ValueRef x) {
+  return apply(OpKind::Gelu, {x});
+}
 
 ValueRef GraphBuilder::clip(ValueRef x, double min, double max) {
   return apply(OpKind::Clip, {x}, {{"min", min}, {"max", max}});
@@ -152,6 +176,8 @@ ValueRef GraphBuilder::reduce_mean(ValueRef x, std::vector<int64_t> axes, bool k
                {{"axes", std::move(axes)}, {"keepdims", int64_t{keepdims ? 1 : 0}}});
 }
 
-ValueRef GraphBuilder::noop(ValueRef a, ValueRef b) { return apply(OpKind::Noop, {a, b}); }
+ValueRef GraphBuilder::noop(ValueRef a, ValueRef b) {
+  return apply(OpKind::Noop, {a, b});
+}
 
 }  // namespace saturate::ir

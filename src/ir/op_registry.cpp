@@ -39,7 +39,9 @@ const AttrSpec* OpInfo::find_attribute(std::string_view attr_name) const {
   return nullptr;
 }
 
-const OpInfo& op_info(OpKind kind) { return registry().ops.at(static_cast<size_t>(kind)); }
+const OpInfo& op_info(OpKind kind) {
+  return registry().ops.at(static_cast<size_t>(kind));
+}
 
 std::optional<OpKind> find_op(std::string_view name) {
   const auto& by_name = registry().by_name;
@@ -48,7 +50,9 @@ std::optional<OpKind> find_op(std::string_view name) {
   return it->second;
 }
 
-const std::vector<OpInfo>& all_ops() { return registry().ops; }
+const std::vector<OpInfo>& all_ops() {
+  return registry().ops;
+}
 
 Attributes complete_attributes(const OpInfo& info, const Attributes& given) {
   for (const auto& [name, value] : given.entries()) {
@@ -82,7 +86,8 @@ std::vector<TensorType> infer_types(OpKind kind, const std::vector<TensorType>& 
                                     const Attributes& attrs) {
   const OpInfo& info = op_info(kind);
   int count = static_cast<int>(inputs.size());
-  if (count < info.min_inputs || (info.max_inputs != OpInfo::kVariadic && count > info.max_inputs)) {
+  if (count < info.min_inputs ||
+      (info.max_inputs != OpInfo::kVariadic && count > info.max_inputs)) {
     std::string expected = std::to_string(info.min_inputs);
     if (info.max_inputs == OpInfo::kVariadic) {
       expected += " or more";

@@ -28,9 +28,9 @@ enum class OpCategory : uint8_t { Leaf, Elementwise, Contraction, Layout, Reduct
 
 struct OpInfo {
   OpKind kind;
-  std::string name;           // the text-form and rule-file name, e.g. "conv2d"
+  std::string name;  // the text-form and rule-file name, e.g. "conv2d"
   int min_inputs = 0;
-  int max_inputs = 0;         // kVariadic for n-ary operators
+  int max_inputs = 0;                    // kVariadic for n-ary operators
   std::vector<std::string> input_names;  // for messages and --help; the last repeats if variadic
   std::vector<AttrSpec> attributes;
   OpCategory category = OpCategory::Other;
@@ -45,7 +45,9 @@ struct OpInfo {
 const OpInfo& op_info(OpKind kind);
 std::optional<OpKind> find_op(std::string_view name);
 const std::vector<OpInfo>& all_ops();
-inline std::string_view to_string(OpKind kind) { return op_info(kind).name; }
+inline std::string_view to_string(OpKind kind) {
+  return op_info(kind).name;
+}
 
 // Checks attribute names and kinds against the operator's signature and fills in defaults.
 // Throws saturate::Error naming the attribute.

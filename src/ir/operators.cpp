@@ -11,7 +11,9 @@ namespace {
 
 using Types = std::vector<TensorType>;
 
-[[noreturn]] void shape_error(const std::string& message) { throw Error(message); }
+[[noreturn]] void shape_error(const std::string& message) {
+  throw Error(message);
+}
 
 int normalize_axis(int64_t axis, int rank) {
   if (axis < -rank || axis >= rank) {
@@ -61,7 +63,9 @@ Types leaf(const Types&, const Attributes& attrs) {
   return {TensorType{*dtype, dims}};
 }
 
-Types same_as_first(const Types& in, const Attributes&) { return {in[0]}; }
+Types same_as_first(const Types& in, const Attributes&) {
+  return {in[0]};
+}
 
 Types broadcast_binary(const Types& in, const Attributes&) {
   require_same_dtype(in);
@@ -250,8 +254,8 @@ Types batchnorm(const Types& in, const Attributes&) {
   if (x.rank() < 2) shape_error("batchnorm input must have rank >= 2, got " + to_string(x));
   for (size_t i = 1; i < in.size(); ++i) {
     if (in[i].dims != Dims{x.dims[1]}) {
-      shape_error("batchnorm parameters must have shape [" + std::to_string(x.dims[1]) +
-                  "], got " + to_string(in[i]));
+      shape_error("batchnorm parameters must have shape [" + std::to_string(x.dims[1]) + "], got " +
+                  to_string(in[i]));
     }
   }
   return {x};
@@ -304,7 +308,9 @@ Types clip(const Types& in, const Attributes& attrs) {
   return {in[0]};
 }
 
-AttrSpec required(std::string name, AttrKind kind) { return {std::move(name), kind, std::nullopt}; }
+AttrSpec required(std::string name, AttrKind kind) {
+  return {std::move(name), kind, std::nullopt};
+}
 AttrSpec with_default(std::string name, AttrKind kind, AttrValue value) {
   return {std::move(name), kind, std::move(value)};
 }
@@ -332,8 +338,15 @@ OpInfo unary(OpKind kind, std::string name, OpCategory category, std::string des
   return {kind, std::move(name), 1, 1, {"x"}, {}, category, std::move(description), same_as_first};
 }
 OpInfo binary(OpKind kind, std::string name, std::string description) {
-  return {kind,          std::move(name),           2, 2, {"a", "b"}, {}, OpCategory::Elementwise,
-          std::move(description), broadcast_binary};
+  return {kind,
+          std::move(name),
+          2,
+          2,
+          {"a", "b"},
+          {},
+          OpCategory::Elementwise,
+          std::move(description),
+          broadcast_binary};
 }
 
 }  // namespace
@@ -341,21 +354,52 @@ OpInfo binary(OpKind kind, std::string name, std::string description) {
 std::vector<OpInfo> make_operator_table() {
   constexpr int kVariadic = OpInfo::kVariadic;
   std::vector<OpInfo> ops = {
-      {OpKind::Input, "input", 0, 0, {}, leaf_attrs(), OpCategory::Leaf,
-       "A graph input, fed at run time.", leaf},
-      {OpKind::Weight, "weight", 0, 0, {}, leaf_attrs(), OpCategory::Leaf,
-       "A trained parameter, known at compile time.", leaf},
-      {OpKind::Constant, "constant", 0, 0, {},
+      {OpKind::Input,
+       "input",
+       0,
+       0,
+       {},
+       leaf_attrs(),
+       OpCategory::Leaf,
+       "A graph input, fed at run time.",
+       leaf},
+      {OpKind::Weight,
+       "weight",
+       0,
+       0,
+       {},
+       leaf_attrs(),
+       OpCategory::Leaf,
+       "A trained parameter, known at compile time.",
+       leaf},
+      {OpKind::Constant,
+       "constant",
+       0,
+       0,
+       {},
        {required("shape", AttrKind::Ints), required("value", AttrKind::Float),
         with_default("dtype", AttrKind::String, "f32")},
-       OpCategory::Leaf, "A tensor filled with one known value.", leaf},
+       OpCategory::Leaf,
+       "A tensor filled with one known value.",
+       leaf},
       binary(OpKind::EwAdd, "ewadd", "Element-wise a + b with numpy broadcasting."),
       binary(OpKind::EwMul, "ewmul", "Element-wise a * b with numpy broadcasting."),
-      {OpKind::MatMul, "matmul", 2, 2, {"a", "b"}, {activation_attr()}, OpCategory::Contraction,
+      {OpKind::MatMul,
+       "matmul",
+       2,
+       2,
+       {"a", "b"},
+       {activation_attr()},
+       OpCategory::Contraction,
        "Matrix product over the last two axes (batched, batch axes broadcast), then the fused "
        "activation.",
        matmul},
-      {OpKind::Conv2d, "conv2d", 2, 2, {"input", "weight"}, window_attrs(false),
+      {OpKind::Conv2d,
+       "conv2d",
+       2,
+       2,
+       {"input", "weight"},
+       window_attrs(false),
        OpCategory::Contraction,
        "2-D convolution, NCHW input and OIHW weight; groups = input channels / weight dim 1; "
        "SAME pads to ceil(H/stride) (extra padding at the end), then the fused activation.",
@@ -363,33 +407,96 @@ std::vector<OpInfo> make_operator_table() {
       unary(OpKind::Relu, "relu", OpCategory::Elementwise, "max(x, 0)."),
       unary(OpKind::Tanh, "tanh", OpCategory::Elementwise, "Hyperbolic tangent."),
       unary(OpKind::Sigmoid, "sigmoid", OpCategory::Elementwise, "1 / (1 + exp(-x))."),
-      {OpKind::PoolMax, "poolmax", 1, 1, {"input"}, window_attrs(true), OpCategory::Reduction,
-       "2-D max pooling over NCHW windows (padding never wins), then the fused activation.", pool},
-      {OpKind::PoolAvg, "poolavg", 1, 1, {"input"}, window_attrs(true), OpCategory::Reduction,
+      {OpKind::PoolMax,
+       "poolmax",
+       1,
+       1,
+       {"input"},
+       window_attrs(true),
+       OpCategory::Reduction,
+       "2-D max pooling over NCHW windows (padding never wins), then the fused activation.",
+       pool},
+      {OpKind::PoolAvg,
+       "poolavg",
+       1,
+       1,
+       {"input"},
+       window_attrs(true),
+       OpCategory::Reduction,
        "2-D average pooling over NCHW windows, averaging the in-bounds elements only, then the "
        "fused activation.",
        pool},
-      {OpKind::Transpose, "transpose", 1, 1, {"x"}, {required("perm", AttrKind::Ints)},
-       OpCategory::Layout, "Permutes axes: output axis i is input axis perm[i].", transpose},
-      {OpKind::Enlarge, "enlarge", 2, 2, {"kernel", "reference"}, {}, OpCategory::Layout,
-       "Zero-pads a conv kernel, centred, to the reference kernel's spatial size.", enlarge},
-      {OpKind::Concat, "concat", 1, kVariadic, {"inputs"}, {required("axis", AttrKind::Int)},
-       OpCategory::Layout, "Joins tensors along one axis (n-ary).", concat},
-      {OpKind::Split, "split", 1, 1, {"x"},
-       {required("axis", AttrKind::Int), required("sizes", AttrKind::Ints)}, OpCategory::Layout,
+      {OpKind::Transpose,
+       "transpose",
+       1,
+       1,
+       {"x"},
+       {required("perm", AttrKind::Ints)},
+       OpCategory::Layout,
+       "Permutes axes: output axis i is input axis perm[i].",
+       transpose},
+      {OpKind::Enlarge,
+       "enlarge",
+       2,
+       2,
+       {"kernel", "reference"},
+       {},
+       OpCategory::Layout,
+       "Zero-pads a conv kernel, centred, to the reference kernel's spatial size.",
+       enlarge},
+      {OpKind::Concat,
+       "concat",
+       1,
+       kVariadic,
+       {"inputs"},
+       {required("axis", AttrKind::Int)},
+       OpCategory::Layout,
+       "Joins tensors along one axis (n-ary).",
+       concat},
+      {OpKind::Split,
+       "split",
+       1,
+       1,
+       {"x"},
+       {required("axis", AttrKind::Int), required("sizes", AttrKind::Ints)},
+       OpCategory::Layout,
        "Cuts a tensor along one axis into parts of the given sizes (one output per part).",
        split},
-      {OpKind::Merge, "merge", 1, 1, {"weight"}, {required("count", AttrKind::Int)},
+      {OpKind::Merge,
+       "merge",
+       1,
+       1,
+       {"weight"},
+       {required("count", AttrKind::Int)},
        OpCategory::Layout,
        "Grouped-conv weight to one with `count` times fewer groups, zero-filled (TASO's "
        "merge_gconv: output channel o keeps its inputs at block o / (O / count)).",
        merge},
-      {OpKind::Reshape, "reshape", 1, 1, {"x"}, {required("shape", AttrKind::Ints)},
-       OpCategory::Layout, "Same elements, row-major, new shape (one -1 is inferred).", reshape},
-      {OpKind::BatchNorm, "batchnorm", 5, 5, {"input", "scale", "bias", "mean", "var"},
-       {with_default("epsilon", AttrKind::Float, 1e-5)}, OpCategory::Other,
-       "Inference batch normalization over axis 1.", batchnorm},
-      {OpKind::Noop, "noop", 2, 2, {"a", "b"}, {}, OpCategory::Other,
+      {OpKind::Reshape,
+       "reshape",
+       1,
+       1,
+       {"x"},
+       {required("shape", AttrKind::Ints)},
+       OpCategory::Layout,
+       "Same elements, row-major, new shape (one -1 is inferred).",
+       reshape},
+      {OpKind::BatchNorm,
+       "batchnorm",
+       5,
+       5,
+       {"input", "scale", "bias", "mean", "var"},
+       {with_default("epsilon", AttrKind::Float, 1e-5)},
+       OpCategory::Other,
+       "Inference batch normalization over axis 1.",
+       batchnorm},
+      {OpKind::Noop,
+       "noop",
+       2,
+       2,
+       {"a", "b"},
+       {},
+       OpCategory::Other,
        "Joins two values into one root (the e-graph's single root); its value is a's.",
        same_as_first},
       binary(OpKind::Sub, "sub", "Element-wise a - b with numpy broadcasting."),
@@ -399,19 +506,43 @@ std::vector<OpInfo> make_operator_table() {
       unary(OpKind::Erf, "erf", OpCategory::Elementwise, "Gauss error function."),
       unary(OpKind::Exp, "exp", OpCategory::Elementwise, "e^x."),
       unary(OpKind::Gelu, "gelu", OpCategory::Elementwise, "x * (1 + erf(x / sqrt 2)) / 2."),
-      {OpKind::Clip, "clip", 1, 1, {"x"},
+      {OpKind::Clip,
+       "clip",
+       1,
+       1,
+       {"x"},
        {required("min", AttrKind::Float), required("max", AttrKind::Float)},
-       OpCategory::Elementwise, "min(max(x, min), max); relu6 is clip 0 6.", clip},
-      {OpKind::Softmax, "softmax", 1, 1, {"x"}, {with_default("axis", AttrKind::Int, int64_t{-1})},
-       OpCategory::Reduction, "exp(x) / sum exp(x) along one axis.", softmax},
-      {OpKind::LayerNorm, "layernorm", 3, 3, {"x", "scale", "bias"},
+       OpCategory::Elementwise,
+       "min(max(x, min), max); relu6 is clip 0 6.",
+       clip},
+      {OpKind::Softmax,
+       "softmax",
+       1,
+       1,
+       {"x"},
+       {with_default("axis", AttrKind::Int, int64_t{-1})},
+       OpCategory::Reduction,
+       "exp(x) / sum exp(x) along one axis.",
+       softmax},
+      {OpKind::LayerNorm,
+       "layernorm",
+       3,
+       3,
+       {"x", "scale", "bias"},
        {with_default("axis", AttrKind::Int, int64_t{-1}),
         with_default("epsilon", AttrKind::Float, 1e-5)},
        OpCategory::Reduction,
-       "Normalizes over the axes from `axis` to the last, then scales and shifts.", layernorm},
-      {OpKind::ReduceMean, "reduce_mean", 1, 1, {"x"},
+       "Normalizes over the axes from `axis` to the last, then scales and shifts.",
+       layernorm},
+      {OpKind::ReduceMean,
+       "reduce_mean",
+       1,
+       1,
+       {"x"},
        {required("axes", AttrKind::Ints), with_default("keepdims", AttrKind::Int, int64_t{1})},
-       OpCategory::Reduction, "Mean over the given axes.", reduce_mean},
+       OpCategory::Reduction,
+       "Mean over the given axes.",
+       reduce_mean},
   };
   return ops;
 }

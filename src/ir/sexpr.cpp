@@ -63,7 +63,8 @@ class Reader {
       while (true) {
         skip_space();
         if (pos_ >= text_.size()) {
-          fail(start, std::string("unclosed '") + c + "' (expected '" + close + "' before the end)");
+          fail(start,
+               std::string("unclosed '") + c + "' (expected '" + close + "' before the end)");
         }
         char next = text_[pos_];
         if (next == close) {

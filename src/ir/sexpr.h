@@ -16,7 +16,7 @@ struct SExpr {
   enum class Kind { Symbol, String, List, Vector };
 
   Kind kind = Kind::Symbol;
-  std::string text;  // atoms only
+  std::string text;          // atoms only
   std::vector<SExpr> items;  // lists and vectors only
   SourceLocation location;
 

@@ -26,7 +26,9 @@ int64_t TensorType::num_elements() const {
   return count;
 }
 
-std::string to_string(const Dims& dims) { return "[" + join_ints(dims, " ") + "]"; }
+std::string to_string(const Dims& dims) {
+  return "[" + join_ints(dims, " ") + "]";
+}
 
 std::string to_string(const TensorType& type) {
   return std::string(to_string(type.dtype)) + to_string(type.dims);

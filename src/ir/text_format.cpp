@@ -1,5 +1,6 @@
 #include "ir/text_format.h"
 
+#include "ir/attribute_text.h"
 #include "ir/op_registry.h"
 #include "ir/sexpr.h"
 #include "support/strings.h"
@@ -7,76 +8,8 @@
 namespace saturate::ir {
 namespace {
 
-std::string write_name(std::string_view name) {
-  if (!name.empty() && name.front() == ':') return "\"" + std::string(name) + "\"";
-  return quote_atom(name);
-}
-
-std::string write_value(const AttrValue& value, AttrKind kind) {
-  switch (kind) {
-    case AttrKind::Int:
-      return std::to_string(std::get<int64_t>(value));
-    case AttrKind::Ints:
-      return "[" + join_ints(std::get<std::vector<int64_t>>(value), " ") + "]";
-    case AttrKind::Float:
-      return format_double(std::get<double>(value));
-    case AttrKind::String:
-      return write_name(std::get<std::string>(value));
-    case AttrKind::Activation:
-      return std::string(to_string(static_cast<Activation>(std::get<int64_t>(value))));
-    case AttrKind::Padding:
-      return std::string(to_string(static_cast<Padding>(std::get<int64_t>(value))));
-  }
-  return "?";
-}
-
 [[noreturn]] void fail(const SExpr& where, const std::string& message) {
   throw ParseError(where.location, message);
-}
-
-AttrValue parse_value(const SExpr& expr, const AttrSpec& spec) {
-  auto expect_int = [&](const SExpr& item) -> int64_t {
-    auto value = item.kind == SExpr::Kind::Symbol ? parse_int(item.text) : std::nullopt;
-    if (!value) fail(item, "attribute :" + spec.name + " expects an integer, got " + item.describe());
-    return *value;
-  };
-  switch (spec.kind) {
-    case AttrKind::Int:
-      return expect_int(expr);
-    case AttrKind::Ints: {
-      if (expr.kind != SExpr::Kind::Vector) {
-        fail(expr, "attribute :" + spec.name + " expects a [...] list of integers, got " +
-                       expr.describe());
-      }
-      std::vector<int64_t> values;
-      for (const auto& item : expr.items) values.push_back(expect_int(item));
-      return values;
-    }
-    case AttrKind::Float: {
-      auto value = expr.kind == SExpr::Kind::Symbol ? parse_double(expr.text) : std::nullopt;
-      if (!value) fail(expr, "attribute :" + spec.name + " expects a number, got " + expr.describe());
-      return *value;
-    }
-    case AttrKind::String:
-      if (!expr.is_atom()) fail(expr, "attribute :" + spec.name + " expects a name");
-      return expr.text;
-    case AttrKind::Activation: {
-      auto value = expr.kind == SExpr::Kind::Symbol ? parse_activation(expr.text) : std::nullopt;
-      if (!value) {
-        fail(expr, "attribute :" + spec.name + " expects none, sigmoid, relu or tanh, got " +
-                       expr.describe());
-      }
-      return static_cast<int64_t>(*value);
-    }
-    case AttrKind::Padding: {
-      auto value = expr.kind == SExpr::Kind::Symbol ? parse_padding(expr.text) : std::nullopt;
-      if (!value) {
-        fail(expr, "attribute :" + spec.name + " expects same or valid, got " + expr.describe());
-      }
-      return static_cast<int64_t>(*value);
-    }
-  }
-  fail(expr, "unsupported attribute kind");
 }
 
 void parse_node(const SExpr& form, Graph& graph) {
@@ -113,7 +46,7 @@ void parse_node(const SExpr& form, Graph& graph) {
       if (spec == nullptr) fail(item, "operator '" + info.name + "' has no attribute :" + key);
       if (attrs.has(key)) fail(item, "attribute :" + key + " is given twice");
       if (i + 1 >= op_form.items.size()) fail(item, "attribute :" + key + " has no value");
-      attrs.set(key, parse_value(op_form.items[++i], *spec));
+      attrs.set(key, parse_attribute(op_form.items[++i], *spec));
     } else if (item.is_atom()) {
       auto value = graph.find_value(item.text);
       if (!value) fail(item, "'" + item.text + "' is not defined before this node");
@@ -148,13 +81,13 @@ std::string write_text(const Graph& graph) {
     for (const AttrSpec& spec : info.attributes) {
       const AttrValue* value = node.attrs.find(spec.name);
       if (value == nullptr || (spec.default_value && *spec.default_value == *value)) continue;
-      text += " :" + spec.name + " " + write_value(*value, spec.kind);
+      text += " :" + spec.name + " " + write_attribute(*value, spec.kind);
     }
     text += "))\n";
   }
   for (const GraphOutput& output : graph.outputs()) {
-    text += "  (output " + write_name(output.name) + " " + write_name(graph.value_name(output.value)) +
-            ")\n";
+    text += "  (output " + write_name(output.name) + " " +
+            write_name(graph.value_name(output.value)) + ")\n";
   }
   text += ")\n";
   return text;
@@ -195,6 +128,8 @@ Graph parse_text(std::string_view text, const std::string& file) {
   return graph;
 }
 
-Graph load_text_file(const std::string& path) { return parse_text(read_file(path), path); }
+Graph load_text_file(const std::string& path) {
+  return parse_text(read_file(path), path);
+}
 
 }  // namespace saturate::ir

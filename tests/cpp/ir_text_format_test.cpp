@@ -70,7 +70,8 @@ TEST(TextFormat, WritesDefaultsImplicitlyAndReadsThem) {
 }
 
 TEST(TextFormat, ErrorsCarryLineAndColumn) {
-  ParseError unknown = parse_failure("(graph g\n  (node x (input :shape [2]))\n  (node y (frobnicate x)))");
+  ParseError unknown =
+      parse_failure("(graph g\n  (node x (input :shape [2]))\n  (node y (frobnicate x)))");
   EXPECT_EQ(unknown.location().line, 3);
   EXPECT_EQ(unknown.location().column, 12);
   EXPECT_NE(std::string(unknown.what()).find("bad.sxp:3:12"), std::string::npos) << unknown.what();
@@ -90,13 +91,13 @@ TEST(TextFormat, RejectsBadInput) {
       "",
       "(graph)",
       "(graph g) (graph h)",
-      "(graph g (node x (input)))",                                   // missing :shape
-      "(graph g (node x (input :shape [2 0])))",                      // non-positive dimension
-      "(graph g (node x (input :shape [2] :shape [3])))",             // repeated attribute
-      "(graph g (node x (input :shape 2)))",                          // wrong attribute kind
-      "(graph g (node x (input :shape [2] :stride 1)))",              // unknown attribute
-      "(graph g (node x (input :shape [2])) (node x (relu x)))",      // duplicate name
-      "(graph g (node x (input :shape [2])) (node y (relu x x)))",    // arity
+      "(graph g (node x (input)))",                                     // missing :shape
+      "(graph g (node x (input :shape [2 0])))",                        // non-positive dimension
+      "(graph g (node x (input :shape [2] :shape [3])))",               // repeated attribute
+      "(graph g (node x (input :shape 2)))",                            // wrong attribute kind
+      "(graph g (node x (input :shape [2] :stride 1)))",                // unknown attribute
+      "(graph g (node x (input :shape [2])) (node x (relu x)))",        // duplicate name
+      "(graph g (node x (input :shape [2])) (node y (relu x x)))",      // arity
       "(graph g (node x (input :shape [2 3])) (node (a b) (relu x)))",  // output count
       "(graph g (node x (input :shape [1 2 4 4])) (node y (poolmax x :kernel_h 2 :kernel_w 2 "
       ":padding middle)))",
@@ -144,7 +145,8 @@ TEST(DotWriter, DescribesEveryNodeAndEdge) {
   EXPECT_NE(dot.find("doubleoctagon"), std::string::npos);
   EXPECT_NE(dot.find("odd name; with \\\"quotes\\\""), std::string::npos);
   size_t edges = 0;
-  for (size_t pos = dot.find("->"); pos != std::string::npos; pos = dot.find("->", pos + 2)) ++edges;
+  for (size_t pos = dot.find("->"); pos != std::string::npos; pos = dot.find("->", pos + 2))
+    ++edges;
   size_t expected = graph.outputs().size();
   for (const Node& node : graph.nodes()) expected += node.inputs.size();
   EXPECT_EQ(edges, expected);
