@@ -18,8 +18,7 @@ ir::Graph load_graph(const std::string& spec, bool reduced) {
     return model->build(models::ModelOptions{.reduced = reduced});
   }
   std::string known = join(models::all_models(), ", ", [](const auto& m) { return m.name; });
-  throw Error("'" + spec + "' is neither a bundled model (" + known +
-              ") nor a graph file (.sxp)");
+  throw Error("'" + spec + "' is neither a bundled model (" + known + ") nor a graph file (.sxp)");
 }
 
 }  // namespace saturate::cli

@@ -81,8 +81,8 @@ void show(const ShowOptions& options) {
   TextTable table({"operator", "count", "cost ms", "share %"});
   for (const auto& [op, count] : graph.op_histogram()) {
     double share = cost.total > 0 ? 100.0 * cost_by_op[op] / cost.total : 0.0;
-    table.add_row({op, std::to_string(count), format_fixed(cost_by_op[op], 4),
-                   format_fixed(share, 1)});
+    table.add_row(
+        {op, std::to_string(count), format_fixed(cost_by_op[op], 4), format_fixed(share, 1)});
   }
   std::printf("\n%s", table.render().c_str());
   std::printf("\ncost (%s model): %.4f ms; %d operators folded at compile time\n",
@@ -97,8 +97,7 @@ void register_show_command(CLI::App& app) {
   auto options = std::make_shared<ShowOptions>();
   auto* command =
       app.add_subcommand("show", "Summarize a graph: operators by type, cost, inputs and outputs");
-  command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")
-      ->required();
+  command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
   command->add_flag("--json", options->json, "Print a JSON summary instead of tables");
   command->add_option("--dot", options->dot_path, "Also write the graph as Graphviz DOT to OUT");

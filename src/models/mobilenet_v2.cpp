@@ -12,10 +12,12 @@ using ir::GraphBuilder;
 using ir::Padding;
 using ir::ValueRef;
 
-ValueRef relu6(GraphBuilder& b, ValueRef x) { return b.clip(x, 0.0, 6.0); }
+ValueRef relu6(GraphBuilder& b, ValueRef x) {
+  return b.clip(x, 0.0, 6.0);
+}
 
-ValueRef inverted_residual(GraphBuilder& b, ValueRef input, int64_t expansion,
-                           int64_t out_channels, int64_t stride) {
+ValueRef inverted_residual(GraphBuilder& b, ValueRef input, int64_t expansion, int64_t out_channels,
+                           int64_t stride) {
   const int64_t in_channels = b.dims(input)[1];
   const int64_t hidden = in_channels * expansion;
   ValueRef t = input;

@@ -7,11 +7,10 @@ namespace saturate::models {
 const std::vector<ModelInfo>& all_models() {
   static const std::vector<ModelInfo> models = {
       {"bert", "BERT attention stack: relu then 8 attention layers on a (64, 1024) input", 113,
-       build_bert},
+       build_bert, false},
       {"nasrnn", "NasRNN: 5 steps of the searched recurrent cell, hidden size 512", 230,
        build_nasrnn},
-      {"nasnet_a", "NasNet-A: 3 x (5 normal cells + reduction cell), 224x224", 383,
-       build_nasnet_a},
+      {"nasnet_a", "NasNet-A: 3 x (5 normal cells + reduction cell), 224x224", 383, build_nasnet_a},
       {"resnext50", "ResNeXt-50 (32x4d style, 32 groups), 224x224, no classifier", 86,
        build_resnext50},
       {"inception_v3", "Inception-v3, 299x299, fused conv+relu, ends in global average pool", 130,

@@ -57,7 +57,8 @@ ir::Graph build_nasrnn(const ModelOptions& options) {
   const int64_t hidden = scaled(512, 32, options);
   GraphBuilder b("nasrnn");
   std::array<ValueRef, kSteps> xs;
-  for (int step = 0; step < kSteps; ++step) xs[step] = b.input("x" + std::to_string(step), {1, hidden});
+  for (int step = 0; step < kSteps; ++step)
+    xs[step] = b.input("x" + std::to_string(step), {1, hidden});
   // The initial state is a weight, as in TASO's builder.
   ValueRef h = b.weight({1, hidden}, "h0");
   for (ValueRef x : xs) h = nas_cell(b, h, x, hidden);

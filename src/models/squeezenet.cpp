@@ -26,7 +26,9 @@ ValueRef fire(GraphBuilder& b, ValueRef x, int64_t squeeze, int64_t expand) {
   return b.concat(1, {e1, e3});
 }
 
-ValueRef maxpool(GraphBuilder& b, ValueRef x) { return b.poolmax(x, 3, 3, 2, 2, Padding::Valid); }
+ValueRef maxpool(GraphBuilder& b, ValueRef x) {
+  return b.poolmax(x, 3, 3, 2, 2, Padding::Valid);
+}
 
 }  // namespace
 

@@ -45,8 +45,8 @@ ValueRef self_attention(GraphBuilder& b, ValueRef x, const EncoderSizes& sizes) 
 }  // namespace
 
 ir::Graph build_transformer(const ModelOptions& options) {
-  const EncoderSizes sizes = options.reduced ? EncoderSizes{8, 32, 4, 128}
-                                             : EncoderSizes{128, 512, 8, 2048};
+  const EncoderSizes sizes =
+      options.reduced ? EncoderSizes{8, 32, 4, 128} : EncoderSizes{128, 512, 8, 2048};
   GraphBuilder b("transformer");
   ValueRef x = b.input("input", {sizes.sequence, sizes.model_dim});
   ValueRef attended = self_attention(b, x, sizes);

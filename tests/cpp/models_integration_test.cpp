@@ -37,6 +37,7 @@ TEST_P(EveryModel, ReducedSizeRunsInTheReferenceInterpreter) {
   for (const auto& output : graph.outputs()) {
     const runtime::Tensor& value = outputs.at(output.name);
     EXPECT_EQ(value.dims, graph.type(output.value).dims);
+    if (!GetParam().finite_on_random_inputs) continue;
     double magnitude = 0;
     for (double v : value.data) {
       ASSERT_TRUE(std::isfinite(v)) << output.name;

@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <ostream>
-#include <stdexcept>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "ir/graph.h"
@@ -33,7 +33,9 @@ Dims output_dims(const Graph& graph, size_t index = 0) {
 
 namespace saturate::models {
 // gtest prints parameters in failure messages; the name says enough.
-void PrintTo(const ModelInfo& model, std::ostream* os) { *os << model.name; }
+void PrintTo(const ModelInfo& model, std::ostream* os) {
+  *os << model.name;
+}
 }  // namespace saturate::models
 
 namespace {
