@@ -12,10 +12,14 @@
 namespace saturate::runtime::kernels {
 namespace {
 
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
 
 // The exact (erf-based) GELU, not the tanh approximation.
-double gelu(double x) { return x * (1.0 + std::erf(x / std::numbers::sqrt2)) / 2.0; }
+double gelu(double x) {
+  return x * (1.0 + std::erf(x / std::numbers::sqrt2)) / 2.0;
+}
 
 double apply_unary(ir::OpKind op, double x) {
   switch (op) {
@@ -41,8 +45,10 @@ double apply_unary(ir::OpKind op, double x) {
 double apply_binary(ir::OpKind op, double a, double b) {
   switch (op) {
     case ir::OpKind::EwAdd:
+    case ir::OpKind::Add:
       return a + b;
     case ir::OpKind::EwMul:
+    case ir::OpKind::Mul:
       return a * b;
     case ir::OpKind::Sub:
       return a - b;

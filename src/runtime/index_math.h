@@ -11,7 +11,9 @@ namespace saturate::runtime::detail {
 
 // Product of dims[begin:end].
 int64_t product(const ir::Dims& dims, size_t begin, size_t end);
-inline int64_t product(const ir::Dims& dims) { return product(dims, 0, dims.size()); }
+inline int64_t product(const ir::Dims& dims) {
+  return product(dims, 0, dims.size());
+}
 
 // Element strides of a row-major tensor: strides[i] = product(dims[i+1:]).
 std::vector<int64_t> row_major_strides(const ir::Dims& dims);

@@ -33,8 +33,7 @@ void check_inputs(const ir::Node& node, const std::vector<const Tensor*>& inputs
     if (t == nullptr) throw Error(describe(node) + ": input " + std::to_string(i) + " is null");
     if (static_cast<int64_t>(t->data.size()) != detail::product(t->dims)) {
       throw Error(describe(node) + ": input " + std::to_string(i) + " of shape " +
-                  ir::to_string(t->dims) + " holds " + std::to_string(t->data.size()) +
-                  " values");
+                  ir::to_string(t->dims) + " holds " + std::to_string(t->data.size()) + " values");
     }
     types.push_back({node.outputs.front().dtype, t->dims});
   }
@@ -81,6 +80,8 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
       return {Tensor(out_dims, attrs.get_float("value"))};
     case OpKind::EwAdd:
     case OpKind::EwMul:
+    case OpKind::Add:
+    case OpKind::Mul:
     case OpKind::Sub:
     case OpKind::Div:
     case OpKind::Pow:
@@ -126,8 +127,8 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
     case OpKind::Reshape:
       return {kernels::reshape(*in[0], out_dims)};
     case OpKind::BatchNorm:
-      return {kernels::batchnorm(*in[0], *in[1], *in[2], *in[3], *in[4],
-                                 attrs.get_float("epsilon"))};
+      return {
+          kernels::batchnorm(*in[0], *in[1], *in[2], *in[3], *in[4], attrs.get_float("epsilon"))};
     case OpKind::Noop:
       return {*in[0]};
     case OpKind::Softmax:

@@ -35,7 +35,8 @@ class Interpreter {
   std::vector<std::vector<Tensor>> run_all(const ir::Graph& graph, const TensorMap& feeds) const;
 
   // One operator on given input values (attributes complete, as in a graph node).
-  std::vector<Tensor> evaluate(const ir::Node& node, const std::vector<const Tensor*>& inputs) const;
+  std::vector<Tensor> evaluate(const ir::Node& node,
+                               const std::vector<const Tensor*>& inputs) const;
 
  private:
   InterpreterOptions options_;

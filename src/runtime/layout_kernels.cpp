@@ -113,6 +113,8 @@ Tensor merge(const Tensor& w, int64_t count) {
   return out;
 }
 
-Tensor reshape(const Tensor& x, const ir::Dims& out_dims) { return Tensor(out_dims, x.data); }
+Tensor reshape(const Tensor& x, const ir::Dims& out_dims) {
+  return Tensor(out_dims, x.data);
+}
 
 }  // namespace saturate::runtime::kernels

@@ -15,8 +15,8 @@ Tensor batchnorm(const Tensor& x, const Tensor& scale, const Tensor& bias, const
   Tensor out(x.dims);
   for (size_t i = 0; i < x.data.size(); ++i) {
     const auto c = static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
-    out.data[i] =
-        (x.data[i] - mean.data[c]) / std::sqrt(var.data[c] + epsilon) * scale.data[c] + bias.data[c];
+    out.data[i] = (x.data[i] - mean.data[c]) / std::sqrt(var.data[c] + epsilon) * scale.data[c] +
+                  bias.data[c];
   }
   return out;
 }

@@ -67,8 +67,8 @@ double max_relative_difference(const Tensor& a, const Tensor& b) {
     if (diff == 0.0) continue;
     // inf / inf would be NaN when b is the infinite side: keep it infinite.
     double scale = 1.0 + std::abs(b.data[i]);
-    worst = std::max(worst, std::isinf(scale) ? std::numeric_limits<double>::infinity()
-                                              : diff / scale);
+    worst =
+        std::max(worst, std::isinf(scale) ? std::numeric_limits<double>::infinity() : diff / scale);
   }
   return worst;
 }

@@ -32,10 +32,10 @@ Axis make_axis(int64_t size, int64_t out, int64_t kernel, int64_t stride, ir::Pa
 template <typename Reduce>
 Tensor pool(const Tensor& x, const Window& window, const ir::Dims& out_dims, Reduce reduce) {
   const int64_t planes = x.dims[0] * x.dims[1];
-  const Axis rows = make_axis(x.dims[2], out_dims[2], window.kernel_h, window.stride_h,
-                              window.padding);
-  const Axis cols = make_axis(x.dims[3], out_dims[3], window.kernel_w, window.stride_w,
-                              window.padding);
+  const Axis rows =
+      make_axis(x.dims[2], out_dims[2], window.kernel_h, window.stride_h, window.padding);
+  const Axis cols =
+      make_axis(x.dims[3], out_dims[3], window.kernel_w, window.stride_w, window.padding);
   Tensor out(out_dims);
   size_t flat = 0;
   for (int64_t p = 0; p < planes; ++p) {
@@ -51,8 +51,7 @@ Tensor pool(const Tensor& x, const Window& window, const ir::Dims& out_dims, Red
 
 }  // namespace
 
-int64_t pad_before(int64_t size, int64_t out, int64_t kernel, int64_t stride,
-                   ir::Padding padding) {
+int64_t pad_before(int64_t size, int64_t out, int64_t kernel, int64_t stride, ir::Padding padding) {
   if (padding == ir::Padding::Valid) return 0;
   int64_t total = std::max<int64_t>((out - 1) * stride + kernel - size, 0);
   return total / 2;
@@ -79,7 +78,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Window& window, const ir::
           for (int64_t i = 0; i < group_channels; ++i) {
             const double* plane =
                 x.data.data() + (n * channels + first_channel + i) * rows.size * cols.size;
-            const double* kernel = w.data.data() + (o * group_channels + i) * rows.kernel * cols.kernel;
+            const double* kernel =
+                w.data.data() + (o * group_channels + i) * rows.kernel * cols.kernel;
             for (int64_t ky = rows.first_tap(oy); ky < rows.last_tap(oy); ++ky) {
               const int64_t y = rows.start(oy) + ky;
               for (int64_t kx = cols.first_tap(ox); kx < cols.last_tap(ox); ++kx) {

@@ -1,0 +1,7 @@
+saturate_test(runtime_tensor_test saturate_runtime)
+saturate_test(runtime_elementwise_test saturate_runtime GTest::gmock)
+saturate_test(runtime_matmul_test saturate_runtime GTest::gmock)
+saturate_test(runtime_window_test saturate_runtime GTest::gmock)
+saturate_test(runtime_layout_test saturate_runtime GTest::gmock)
+saturate_test(runtime_normalization_test saturate_runtime GTest::gmock)
+saturate_test(runtime_interpreter_test saturate_runtime GTest::gmock)

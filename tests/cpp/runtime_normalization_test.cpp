@@ -1,0 +1,149 @@
+// Normalizations and reductions against hand-computed values: batchnorm, softmax, layernorm,
+// reduce_mean.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ir/graph_builder.h"
+#include "runtime/interpreter.h"
+
+using namespace saturate::ir;
+using namespace saturate::runtime;
+using ::testing::DoubleNear;
+using ::testing::Pointwise;
+
+namespace {
+
+Tensor run_y(const Graph& graph, const TensorMap& feeds) {
+  return Interpreter({Precision::F64}).run(graph, feeds).at("y");
+}
+
+void expect_values(const Tensor& t, const Dims& dims, const std::vector<double>& values) {
+  EXPECT_EQ(t.dims, dims);
+  EXPECT_THAT(t.data, Pointwise(DoubleNear(1e-12), values));
+}
+
+Tensor vec(std::vector<double> values) {
+  const auto n = static_cast<int64_t>(values.size());
+  return Tensor({n}, std::move(values));
+}
+
+Tensor softmax(const Tensor& x, int64_t axis) {
+  GraphBuilder b("softmax");
+  b.output("y", b.softmax(b.input("x", x.dims), axis));
+  return run_y(b.graph(), {{"x", x}});
+}
+
+Tensor reduce_mean(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
+  GraphBuilder b("mean");
+  b.output("y", b.reduce_mean(b.input("x", x.dims), std::move(axes), keepdims));
+  return run_y(b.graph(), {{"x", x}});
+}
+
+}  // namespace
+
+TEST(BatchNorm, NormalizesPerChannel) {
+  // Channel 0: (x - 1) / sqrt(3 + 1) * 2 + 1 = x.  Channel 1: (x - 2) / sqrt(0 + 1) * 0.5 - 1.
+  // Batch 2 checks that the channel index wraps per sample.
+  GraphBuilder b("bn");
+  ValueRef x = b.input("x", {2, 2, 1, 2});
+  b.output("y", b.apply(OpKind::BatchNorm,
+                        {x, b.weight({2}, "scale"), b.weight({2}, "bias"), b.weight({2}, "mean"),
+                         b.weight({2}, "var")},
+                        {{"epsilon", 1.0}}));
+  TensorMap feeds = {{"x", Tensor({2, 2, 1, 2}, std::vector<double>{1, 3, 2, 4, 5, 7, 6, 8})},
+                     {"scale", vec({2, 0.5})},
+                     {"bias", vec({1, -1})},
+                     {"mean", vec({1, 2})},
+                     {"var", vec({3, 0})}};
+  expect_values(run_y(b.graph(), feeds), {2, 2, 1, 2}, {1, 3, -1, 0, 5, 7, 1, 2});
+}
+
+TEST(BatchNorm, DefaultEpsilonIsUsed) {
+  GraphBuilder b("bn_eps");
+  ValueRef x = b.input("x", {1, 1});
+  b.output("y", b.batchnorm(x));  // epsilon 1e-5; weights w0..w3 = scale, bias, mean, var
+  TensorMap feeds = {{"x", Tensor({1, 1}, 1.0)},
+                     {"w0", vec({1})},
+                     {"w1", vec({0})},
+                     {"w2", vec({0})},
+                     {"w3", vec({0})}};
+  expect_values(run_y(b.graph(), feeds), {1, 1}, {1 / std::sqrt(1e-5)});
+}
+
+TEST(Softmax, LastAxisMatchesHandValues) {
+  Tensor y = softmax(Tensor({3, 3}, std::vector<double>{1, 2, 3, 0, 0, 0, 1000, 1000, -1000}), -1);
+  // e^k / (e + e^2 + e^3); uniform row; huge values stay finite thanks to the max shift.
+  expect_values(y, {3, 3},
+                {0.09003057317038046, 0.24472847105479764, 0.6652409557748218, 1.0 / 3, 1.0 / 3,
+                 1.0 / 3, 0.5, 0.5, 0});
+  for (int row = 0; row < 3; ++row) {
+    double sum = 0;
+    for (int k = 0; k < 3; ++k) sum += y.data[static_cast<size_t>(row * 3 + k)];
+    EXPECT_NEAR(sum, 1.0, 1e-15) << "row " << row;
+  }
+}
+
+TEST(Softmax, FirstAxis) {
+  // Columns [1 2] and [1 3].
+  expect_values(softmax(Tensor({2, 2}, std::vector<double>{1, 1, 2, 3}), 0), {2, 2},
+                {0.2689414213699951, 0.11920292202211755, 0.7310585786300049, 0.8807970779778823});
+}
+
+TEST(Softmax, MiddleAxisOfRankThree) {
+  // x[i][j][k] with softmax over j: each (i, k) pair is [0 ln 3] -> [1/4 3/4].
+  const double l3 = std::log(3.0);
+  Tensor x({2, 2, 2}, std::vector<double>{0, 0, l3, l3, 5, 5, 5 + l3, 5 + l3});
+  expect_values(softmax(x, 1), {2, 2, 2}, {0.25, 0.25, 0.75, 0.75, 0.25, 0.25, 0.75, 0.75});
+}
+
+TEST(LayerNorm, LastAxis) {
+  // Row [1 3]: mean 2, variance 1, (x - 2) / sqrt(1 + 1) * [1 2] + [0 1].
+  // Row [2 2]: variance 0, so just the bias.
+  GraphBuilder b("ln");
+  b.output("y", b.layernorm(b.input("x", {2, 2}), 1.0));  // scale w0, bias w1
+  TensorMap feeds = {{"x", Tensor({2, 2}, std::vector<double>{1, 3, 2, 2})},
+                     {"w0", vec({1, 2})},
+                     {"w1", vec({0, 1})}};
+  expect_values(run_y(b.graph(), feeds), {2, 2}, {-0.7071067811865475, 2.414213562373095, 0, 1});
+}
+
+TEST(LayerNorm, OverTrailingAxesWithPopulationVariance) {
+  // Axis 1 of [2 2 2]: each sample's four values are normalized together. [1 2 3 4] has mean
+  // 2.5 and population variance 1.25; [2 4 6 8] normalizes to the same values.
+  GraphBuilder b("ln2");
+  ValueRef x = b.input("x", {2, 2, 2});
+  ValueRef scale = b.weight({2, 2}, "scale");
+  ValueRef bias = b.weight({2, 2}, "bias");
+  b.output("y",
+           b.apply(OpKind::LayerNorm, {x, scale, bias}, {{"axis", int64_t{1}}, {"epsilon", 0.0}}));
+  TensorMap feeds = {{"x", Tensor({2, 2, 2}, std::vector<double>{1, 2, 3, 4, 2, 4, 6, 8})},
+                     {"scale", Tensor({2, 2}, std::vector<double>{1, 2, 3, 4})},
+                     {"bias", Tensor({2, 2}, std::vector<double>{0, 0, 0, 1})}};
+  const std::vector<double> once = {-1.3416407864998738, -0.8944271909999159, 1.3416407864998738,
+                                    6.366563145999495};
+  std::vector<double> expected = once;
+  expected.insert(expected.end(), once.begin(), once.end());
+  expect_values(run_y(b.graph(), feeds), {2, 2, 2}, expected);
+}
+
+TEST(ReduceMean, KeepDims) {
+  Tensor x({2, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
+  expect_values(reduce_mean(x, {1}, true), {2, 1}, {2, 5});
+  expect_values(reduce_mean(x, {-1}, true), {2, 1}, {2, 5});
+  expect_values(reduce_mean(x, {0}, true), {1, 3}, {2.5, 3.5, 4.5});
+}
+
+TEST(ReduceMean, DropDims) {
+  Tensor x({2, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});
+  expect_values(reduce_mean(x, {0}, false), {3}, {2.5, 3.5, 4.5});
+  expect_values(reduce_mean(x, {0, 1}, false), {}, {3.5});
+}
+
+TEST(ReduceMean, NonAdjacentAxes) {
+  // x[i][j][k] = 4i + 2j + k; over i and k: j = 0 -> {0 1 4 5}, j = 1 -> {2 3 6 7}.
+  Tensor x({2, 2, 2}, std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7});
+  expect_values(reduce_mean(x, {0, 2}, true), {1, 2, 1}, {2.5, 4.5});
+  expect_values(reduce_mean(x, {2, 0}, false), {2}, {2.5, 4.5});
+}
