@@ -16,15 +16,15 @@ using ir::TensorType;
 // (a polynomial or rational approximation, Horner steps as FMAs = 2 flops each). Division and
 // square root count as 4: one vdivps / vsqrtps issues every 4-8 cycles where an FMA issues twice
 // per cycle, so they occupy the vector unit about four times as long.
-constexpr double kSimpleFlops = 1;   // add, sub, mul, max
-constexpr double kDivFlops = 4;      // divide
-constexpr double kSqrtFlops = 4;     // square root
-constexpr double kExpFlops = 10;     // range reduction + degree-5 polynomial + exponent scaling
-constexpr double kLogFlops = 10;     // mantissa/exponent split + polynomial
-constexpr double kSigmoidFlops = kExpFlops + kSimpleFlops + kDivFlops;      // 1 / (1 + e^-x)
-constexpr double kTanhFlops = kExpFlops + 2 * kSimpleFlops + kDivFlops;     // via e^2x
+constexpr double kSimpleFlops = 1;  // add, sub, mul, max
+constexpr double kDivFlops = 4;     // divide
+constexpr double kSqrtFlops = 4;    // square root
+constexpr double kExpFlops = 10;    // range reduction + degree-5 polynomial + exponent scaling
+constexpr double kLogFlops = 10;    // mantissa/exponent split + polynomial
+constexpr double kSigmoidFlops = kExpFlops + kSimpleFlops + kDivFlops;   // 1 / (1 + e^-x)
+constexpr double kTanhFlops = kExpFlops + 2 * kSimpleFlops + kDivFlops;  // via e^2x
 constexpr double kErfFlops = 20;  // rational approximation: two degree-~6 polynomials + divide
-constexpr double kGeluFlops = kErfFlops + 4 * kSimpleFlops;  // x * (1 + erf(x / sqrt 2)) / 2
+constexpr double kGeluFlops = kErfFlops + 4 * kSimpleFlops;         // x * (1 + erf(x / sqrt 2)) / 2
 constexpr double kPowFlops = kLogFlops + kSimpleFlops + kExpFlops;  // exp(b * log a)
 constexpr double kClipFlops = 2 * kSimpleFlops;                     // max then min
 // Softmax per element: running max, subtract, exp, accumulate, multiply by 1 / sum.
@@ -47,9 +47,13 @@ double element_bytes(ir::DType dtype) {
   return 4;
 }
 
-double elements(const TensorType& type) { return static_cast<double>(type.num_elements()); }
+double elements(const TensorType& type) {
+  return static_cast<double>(type.num_elements());
+}
 
-double bytes_of(const TensorType& type) { return elements(type) * element_bytes(type.dtype); }
+double bytes_of(const TensorType& type) {
+  return elements(type) * element_bytes(type.dtype);
+}
 
 double bytes_of(const std::vector<TensorType>& types) {
   double total = 0;
@@ -77,6 +81,8 @@ double flops_per_element(OpKind op) {
   switch (op) {
     case OpKind::EwAdd:
     case OpKind::EwMul:
+    case OpKind::Add:
+    case OpKind::Mul:
     case OpKind::Sub:
     case OpKind::Relu:
       return kSimpleFlops;
@@ -113,18 +119,19 @@ AnalyticCostModel::AnalyticCostModel(MachineParameters machine) : machine_(machi
   // Written as negations so that NaN fails too.
   if (!(machine_.peak_gflops > 0) || !(machine_.elementwise_gflops > 0) ||
       !(machine_.memory_gbytes_per_s > 0) || !(machine_.launch_overhead_ms >= 0)) {
-    throw Error("analytic cost model: throughputs must be positive and the launch overhead "
-                "non-negative (peak_gflops " + format_double(machine_.peak_gflops) +
-                ", elementwise_gflops " + format_double(machine_.elementwise_gflops) +
-                ", memory_gbytes_per_s " + format_double(machine_.memory_gbytes_per_s) +
-                ", launch_overhead_ms " + format_double(machine_.launch_overhead_ms) + ")");
+    std::string given = "peak_gflops " + format_double(machine_.peak_gflops) +
+                        ", elementwise_gflops " + format_double(machine_.elementwise_gflops) +
+                        ", memory_gbytes_per_s " + format_double(machine_.memory_gbytes_per_s) +
+                        ", launch_overhead_ms " + format_double(machine_.launch_overhead_ms);
+    throw Error("analytic cost model: " + given +
+                ": throughputs must be positive and the launch overhead non-negative");
   }
 }
 
 OpWork AnalyticCostModel::work(const OpConfig& config) {
   const ir::OpInfo& info = ir::op_info(config.op);
-  // The configurations come from well-typed graphs; this guards the indexing below against a
-  // hand-built one.
+  // Shapes are trusted (a Graph checks every node as it is added); the count check guards the
+  // indexing below against a hand-built configuration.
   if (static_cast<int>(config.inputs.size()) < info.min_inputs || config.outputs.empty()) {
     throw Error("analytic cost model: " + info.name + " configuration has " +
                 std::to_string(config.inputs.size()) + " inputs and " +
@@ -166,6 +173,8 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
 
     case OpKind::EwAdd:
     case OpKind::EwMul:
+    case OpKind::Add:
+    case OpKind::Mul:
     case OpKind::Sub:
     case OpKind::Div:
     case OpKind::Pow:

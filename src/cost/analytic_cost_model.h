@@ -7,10 +7,10 @@ namespace saturate::cost {
 // The machine an analytic estimate assumes. Defaults describe one core of a recent x86 server
 // running vectorized float32 kernels (see docs/COST_MODEL.md for where the numbers come from).
 struct MachineParameters {
-  double peak_gflops = 100.0;          // sustained float32 GFLOP/s of contraction kernels
-  double elementwise_gflops = 25.0;    // sustained GFLOP/s of element-wise / reduction work
-  double memory_gbytes_per_s = 20.0;   // sustained DRAM bandwidth, GB/s
-  double launch_overhead_ms = 0.002;   // fixed cost of dispatching one operator
+  double peak_gflops = 100.0;         // sustained float32 GFLOP/s of contraction kernels
+  double elementwise_gflops = 25.0;   // sustained GFLOP/s of element-wise / reduction work
+  double memory_gbytes_per_s = 20.0;  // sustained DRAM bandwidth, GB/s
+  double launch_overhead_ms = 0.002;  // fixed cost of dispatching one operator
 };
 
 // Work done by one operator configuration.

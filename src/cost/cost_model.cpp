@@ -1,41 +1,26 @@
 #include "cost/cost_model.h"
 
-#include <variant>
-
+#include "ir/attribute_text.h"
 #include "ir/op_registry.h"
 #include "support/strings.h"
 
 namespace saturate::cost {
 
-namespace {
-
-std::string attribute_text(const ir::AttrValue& value) {
-  return std::visit(
-      [](const auto& v) -> std::string {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, int64_t>) {
-          return std::to_string(v);
-        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
-          return ir::to_string(v);
-        } else if constexpr (std::is_same_v<T, double>) {
-          return format_double(v);
-        } else {
-          return "\"" + v + "\"";
-        }
-      },
-      value);
-}
-
-}  // namespace
-
 std::string describe(const OpConfig& config) {
-  std::string text(ir::to_string(config.op));
-  text += "(" + join(config.inputs, ", ", [](const ir::TensorType& t) { return ir::to_string(t); }) +
-          ")";
-  // Attributes are kept sorted by name, so the text is canonical. Output types are implied by
-  // the rest and left out.
+  const ir::OpInfo& info = ir::op_info(config.op);
+  std::string text =
+      info.name + "(" +
+      join(config.inputs, ", ", [](const ir::TensorType& type) { return ir::to_string(type); }) +
+      ")";
+  // Attributes are kept sorted by name, so the text is canonical; values are written as in the
+  // text form (enumerations by name). Output types follow from the rest and are left out.
   for (const auto& [name, value] : config.attrs.entries()) {
-    text += " " + name + "=" + attribute_text(value);
+    const ir::AttrSpec* spec = info.find_attribute(name);
+    text += " " + name + "=";
+    // A hand-built configuration may carry an attribute the operator does not declare.
+    text += spec != nullptr && ir::holds_kind(value, spec->kind)
+                ? ir::write_attribute(value, spec->kind)
+                : "?";
   }
   return text;
 }

@@ -19,7 +19,7 @@ struct OpConfig {
 };
 
 // Canonical one-line text of a configuration, e.g.
-// "conv2d(f32[1 64 56 56], f32[64 64 3 3]) activation=0 padding=0 stride_h=1 stride_w=1".
+// "conv2d(f32[1 64 56 56], f32[64 64 3 3]) activation=relu padding=same stride_h=1 stride_w=1".
 // Equal configurations give equal text, so measured models can use it as a cache key and
 // reports can name what they priced.
 std::string describe(const OpConfig& config);

@@ -12,9 +12,9 @@ namespace saturate::cost {
 std::vector<bool> compile_time_known(const ir::Graph& graph);
 
 struct GraphCost {
-  double total = 0;                // milliseconds, sum over nodes, each node once
-  int folded_operators = 0;        // operators computed from weights only, priced at zero
-  std::vector<double> per_node;    // indexed by NodeId; leaves and folded nodes are 0
+  double total = 0;              // milliseconds, sum over nodes, each node once
+  int folded_operators = 0;      // operators computed from weights only, priced at zero
+  std::vector<double> per_node;  // indexed by NodeId; leaves and folded nodes are 0
 };
 
 // The types of a node's inputs: what an OpConfig for that node refers to.

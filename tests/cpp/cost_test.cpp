@@ -31,7 +31,9 @@ struct Config {
   OpWork work() const { return AnalyticCostModel::work(view()); }
 };
 
-TensorType f32(Dims dims) { return {DType::F32, std::move(dims)}; }
+TensorType f32(Dims dims) {
+  return {DType::F32, std::move(dims)};
+}
 
 Attributes window(int64_t kh, int64_t kw, int64_t stride, Padding padding) {
   return {{"kernel_h", kh},
@@ -107,7 +109,7 @@ TEST(AnalyticWork, Pools) {
 
 TEST(AnalyticWork, ElementwiseAdd) {
   // A broadcast bias is read once: bytes count the tensors as stored.
-  OpWork w = Config(OpKind::EwAdd, {f32({1024, 1024}), f32({1024})}).work();
+  OpWork w = Config(OpKind::Add, {f32({1024, 1024}), f32({1024})}).work();
   EXPECT_DOUBLE_EQ(w.flops, 1024.0 * 1024);
   EXPECT_DOUBLE_EQ(w.bytes, 4.0 * (1024 * 1024 + 1024 + 1024 * 1024));
 }
@@ -123,8 +125,8 @@ TEST(AnalyticWork, TranscendentalsCostMoreThanAdd) {
   double add = Config(OpKind::EwAdd, {f32({100}), f32({100})}).work().flops;
   EXPECT_DOUBLE_EQ(add, 100.0);
   EXPECT_DOUBLE_EQ(Config(OpKind::Relu, x).work().flops, add);
-  for (OpKind op : {OpKind::Exp, OpKind::Erf, OpKind::Gelu, OpKind::Tanh, OpKind::Sigmoid,
-                    OpKind::Softmax}) {
+  for (OpKind op :
+       {OpKind::Exp, OpKind::Erf, OpKind::Gelu, OpKind::Tanh, OpKind::Sigmoid, OpKind::Softmax}) {
     EXPECT_GE(Config(op, x).work().flops, 10 * add) << to_string(op);
   }
   EXPECT_GT(Config(OpKind::Gelu, x).work().flops, Config(OpKind::Erf, x).work().flops);
@@ -162,18 +164,22 @@ TEST(AnalyticCost, LeavesAndNoopAreFree) {
 
 TEST(AnalyticCost, MonotoneInSize) {
   AnalyticCostModel model;
-  double previous = 0;
+  double previous_matmul = 0;
+  double previous_add = 0;
   for (int64_t n : {16, 64, 256, 1024}) {
     double matmul = model.op_cost(Config(OpKind::MatMul, {f32({n, n}), f32({n, n})}).view());
     double add = model.op_cost(Config(OpKind::EwAdd, {f32({n, n}), f32({n, n})}).view());
-    EXPECT_GT(matmul, previous) << n;
-    EXPECT_GT(matmul, add) << n;
-    previous = matmul;
+    EXPECT_GT(matmul, previous_matmul) << n;
+    EXPECT_GT(add, previous_add) << n;
+    // Same bytes, more flops: never cheaper (equal at n = 16, where both are memory-bound).
+    EXPECT_GE(matmul, add) << n;
+    previous_matmul = matmul;
+    previous_add = add;
   }
-  double narrow = model.op_cost(
-      Config(OpKind::Conv2d, {f32({1, 64, 28, 28}), f32({64, 64, 3, 3})}).view());
-  double wide = model.op_cost(
-      Config(OpKind::Conv2d, {f32({1, 64, 28, 28}), f32({128, 64, 3, 3})}).view());
+  double narrow =
+      model.op_cost(Config(OpKind::Conv2d, {f32({1, 64, 28, 28}), f32({64, 64, 3, 3})}).view());
+  double wide =
+      model.op_cost(Config(OpKind::Conv2d, {f32({1, 64, 28, 28}), f32({128, 64, 3, 3})}).view());
   EXPECT_GT(wide, narrow);
 }
 
@@ -193,6 +199,20 @@ TEST(AnalyticCost, BigMatMulIsComputeBoundAndAddIsMemoryBound) {
   EXPECT_FALSE(a.compute_bound());
   EXPECT_DOUBLE_EQ(a.compute_ms, 1024.0 * 1024 / (m.elementwise_gflops * 1e6));
   EXPECT_DOUBLE_EQ(model.op_cost(add.view()), m.launch_overhead_ms + a.memory_ms);
+}
+
+TEST(AnalyticCost, RooflineRegimesWithDefaults) {
+  // Ridge points: 100 / 20 = 5 flops per byte for contractions, 25 / 20 = 1.25 for the rest.
+  AnalyticCostModel model;
+  // gelu does 24 flops per 8 bytes: compute-bound even though it is element-wise.
+  EXPECT_TRUE(model.roofline(Config(OpKind::Gelu, {f32({512, 512})}).view()).compute_bound());
+  EXPECT_FALSE(model.roofline(Config(OpKind::Relu, {f32({512, 512})}).view()).compute_bound());
+  // A 16x16 matmul (2.7 flops per byte) is memory-bound and costs what an add of the same
+  // tensors costs.
+  Config small_matmul(OpKind::MatMul, {f32({16, 16}), f32({16, 16})});
+  Config small_add(OpKind::EwAdd, {f32({16, 16}), f32({16, 16})});
+  EXPECT_FALSE(model.roofline(small_matmul.view()).compute_bound());
+  EXPECT_DOUBLE_EQ(model.op_cost(small_matmul.view()), model.op_cost(small_add.view()));
 }
 
 TEST(AnalyticCost, CustomMachineParametersFollowTheFormula) {
@@ -229,8 +249,9 @@ TEST(AnalyticCost, RejectsImpossibleMachines) {
 
 TEST(AnalyticCost, DescribeIsCanonical) {
   Config conv(OpKind::Conv2d, {f32({1, 3, 8, 8}), f32({4, 3, 3, 3})}, {{"stride_w", int64_t{2}}});
-  EXPECT_EQ(describe(conv.view()),
-            "conv2d(f32[1 3 8 8], f32[4 3 3 3]) activation=0 padding=0 stride_h=1 stride_w=2");
+  EXPECT_EQ(
+      describe(conv.view()),
+      "conv2d(f32[1 3 8 8], f32[4 3 3 3]) activation=none padding=same stride_h=1 stride_w=2");
   Config clip(OpKind::Clip, {f32({2})}, {{"min", 0.0}, {"max", 6.0}});
   EXPECT_EQ(describe(clip.view()), "clip(f32[2]) max=6.0 min=0.0");
 }
@@ -283,7 +304,9 @@ TEST(GraphCost, SharedNodeIsCountedOnce) {
   Graph g = std::move(b).finish();
 
   AnalyticCostModel model;
-  auto one = [&](OpKind op, std::vector<TensorType> in) { return model.op_cost(Config(op, in).view()); };
+  auto one = [&](OpKind op, std::vector<TensorType> in) {
+    return model.op_cost(Config(op, in).view());
+  };
   TensorType t64 = f32({64, 64});
   double expected = one(OpKind::Relu, {t64}) + one(OpKind::Tanh, {t64}) +
                     one(OpKind::EwAdd, {t64, t64}) + one(OpKind::EwMul, {t64, t64});
@@ -326,14 +349,34 @@ TEST(GraphCost, EveryOperatorIsPriced) {
   GraphBuilder b("all");
   ValueRef x = b.input("x", {1, 4, 8, 8});
   ValueRef v = b.input("v", {8, 8});
-  std::vector<ValueRef> values = {
-      b.ewadd(v, v), b.ewmul(v, v), b.sub(v, v), b.div(v, v), b.pow(v, v),
-      b.matmul(v, v, Activation::Tanh), b.conv(x, 4, 3, 3, 1, Padding::Same, Activation::Sigmoid, 2),
-      b.relu(v), b.tanh(v), b.sigmoid(v), b.sqrt(v), b.erf(v), b.exp(v), b.gelu(v),
-      b.clip(v, 0, 6), b.poolmax(x, 2, 2, 2, 2), b.poolavg(x, 3, 3, 1, 1),
-      b.transpose(v, {1, 0}), b.reshape(v, {64}), b.concat(0, {v, v}), b.split(v, 1, {3, 5})[1],
-      b.batchnorm(x), b.softmax(v), b.layernorm(v), b.reduce_mean(x, {2, 3}, false),
-      b.noop(v, v)};
+  std::vector<ValueRef> values = {b.ewadd(v, v),
+                                  b.ewmul(v, v),
+                                  b.add(v, b.input("bias", {8})),
+                                  b.mul(v, b.constant(2.0)),
+                                  b.sub(v, v),
+                                  b.div(v, v),
+                                  b.pow(v, v),
+                                  b.matmul(v, v, Activation::Tanh),
+                                  b.conv(x, 4, 3, 3, 1, Padding::Same, Activation::Sigmoid, 2),
+                                  b.relu(v),
+                                  b.tanh(v),
+                                  b.sigmoid(v),
+                                  b.sqrt(v),
+                                  b.erf(v),
+                                  b.exp(v),
+                                  b.gelu(v),
+                                  b.clip(v, 0, 6),
+                                  b.poolmax(x, 2, 2, 2, 2),
+                                  b.poolavg(x, 3, 3, 1, 1),
+                                  b.transpose(v, {1, 0}),
+                                  b.reshape(v, {64}),
+                                  b.concat(0, {v, v}),
+                                  b.split(v, 1, {3, 5})[1],
+                                  b.batchnorm(x),
+                                  b.softmax(v),
+                                  b.layernorm(v),
+                                  b.reduce_mean(x, {2, 3}, false),
+                                  b.noop(v, v)};
   // Weight-transform operators, fed by an input so that they are not folded.
   ValueRef kernel = b.input("k", {4, 2, 1, 1});
   values.push_back(b.enlarge(kernel, b.weight({4, 2, 3, 3})));
