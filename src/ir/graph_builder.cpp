@@ -36,6 +36,12 @@ ValueRef GraphBuilder::ewadd(ValueRef a, ValueRef b) {
 ValueRef GraphBuilder::ewmul(ValueRef a, ValueRef b) {
   return apply(OpKind::EwMul, {a, b});
 }
+ValueRef GraphBuilder::add(ValueRef a, ValueRef b) {
+  return apply(OpKind::Add, {a, b});
+}
+ValueRef GraphBuilder::mul(ValueRef a, ValueRef b) {
+  return apply(OpKind::Mul, {a, b});
+}
 ValueRef GraphBuilder::sub(ValueRef a, ValueRef b) {
   return apply(OpKind::Sub, {a, b});
 }

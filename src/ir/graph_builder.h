@@ -21,6 +21,8 @@ class GraphBuilder {
 
   ValueRef ewadd(ValueRef a, ValueRef b);
   ValueRef ewmul(ValueRef a, ValueRef b);
+  ValueRef add(ValueRef a, ValueRef b);  // broadcasting
+  ValueRef mul(ValueRef a, ValueRef b);  // broadcasting
   ValueRef sub(ValueRef a, ValueRef b);
   ValueRef div(ValueRef a, ValueRef b);
   ValueRef pow(ValueRef a, ValueRef b);

@@ -30,6 +30,8 @@ enum class OpKind : uint16_t {
   BatchNorm,
   Noop,
   // What transformer-like models need.
+  Add,
+  Mul,
   Sub,
   Div,
   Pow,

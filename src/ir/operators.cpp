@@ -53,17 +53,40 @@ Dims broadcast(const Dims& a, const Dims& b) {
   return out;
 }
 
-Types leaf(const Types&, const Attributes& attrs) {
-  Dims dims = attrs.get_ints("shape");
+// Element counts stay far below int64 overflow (and below what any machine could hold).
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+void require_sane_size(const Dims& dims) {
+  int64_t count = 1;
   for (int64_t d : dims) {
     if (d <= 0) shape_error("dimensions must be positive, got " + to_string(dims));
+    if (d > kMaxElements / count) {
+      shape_error("shape " + to_string(dims) + " has more than 2^40 elements");
+    }
+    count *= d;
   }
+}
+
+Types leaf(const Types&, const Attributes& attrs) {
+  Dims dims = attrs.get_ints("shape");
+  require_sane_size(dims);
   auto dtype = parse_dtype(attrs.get_string("dtype"));
   if (!dtype) shape_error("unknown dtype '" + attrs.get_string("dtype") + "' (use f32 or f64)");
   return {TensorType{*dtype, dims}};
 }
 
 Types same_as_first(const Types& in, const Attributes&) {
+  return {in[0]};
+}
+
+// TENSAT's element-wise ops take equal shapes: TASO's rules assume it (with broadcasting,
+// conv(x, a + b) = conv(x, a) + conv(x, b) fails when b is a smaller kernel broadcast up).
+Types same_shape_binary(const Types& in, const Attributes&) {
+  require_same_dtype(in);
+  if (in[0].dims != in[1].dims) {
+    shape_error("operands must have equal shapes (add and mul broadcast): " + to_string(in[0]) +
+                " and " + to_string(in[1]));
+  }
   return {in[0]};
 }
 
@@ -84,7 +107,12 @@ Types matmul(const Types& in, const Attributes&) {
   }
   Dims batch_a(a.dims.begin(), a.dims.end() - 2);
   Dims batch_b(b.dims.begin(), b.dims.end() - 2);
-  Dims out = broadcast(batch_a, batch_b);
+  Dims out;
+  try {
+    out = broadcast(batch_a, batch_b);
+  } catch (const Error&) {
+    shape_error("matmul batch dimensions do not broadcast: " + to_string(a) + " x " + to_string(b));
+  }
   out.push_back(a.dims[a.rank() - 2]);
   out.push_back(b.dims[b.rank() - 1]);
   return {TensorType{a.dtype, out}};
@@ -234,6 +262,8 @@ Types reshape(const Types& in, const Attributes& attrs) {
     } else if (shape[i] <= 0) {
       shape_error("reshape target " + to_string(shape) +
                   " has a dimension that is neither positive nor a single -1");
+    } else if (shape[i] > x.num_elements() / known) {
+      shape_error("cannot reshape " + to_string(x) + " to " + to_string(shape));
     } else {
       known *= shape[i];
     }
@@ -282,13 +312,18 @@ Types layernorm(const Types& in, const Attributes& attrs) {
 
 Types reduce_mean(const Types& in, const Attributes& attrs) {
   const auto& x = in[0];
+  if (attrs.get_ints("axes").empty()) shape_error("reduce_mean needs at least one axis");
+  int64_t keepdims = attrs.get_int("keepdims");
+  if (keepdims != 0 && keepdims != 1) {
+    shape_error("reduce_mean keepdims must be 0 or 1, got " + std::to_string(keepdims));
+  }
   std::vector<bool> reduced(x.rank(), false);
   for (int64_t axis : attrs.get_ints("axes")) {
     int a = normalize_axis(axis, x.rank());
     if (reduced[a]) shape_error("reduce_mean axes repeat axis " + std::to_string(a));
     reduced[a] = true;
   }
-  bool keep = attrs.get_int("keepdims") != 0;
+  bool keep = keepdims == 1;
   Dims out;
   for (int d = 0; d < x.rank(); ++d) {
     if (!reduced[d]) {
@@ -337,7 +372,8 @@ std::vector<AttrSpec> window_attrs(bool with_kernel) {
 OpInfo unary(OpKind kind, std::string name, OpCategory category, std::string description) {
   return {kind, std::move(name), 1, 1, {"x"}, {}, category, std::move(description), same_as_first};
 }
-OpInfo binary(OpKind kind, std::string name, std::string description) {
+OpInfo binary(OpKind kind, std::string name, std::string description,
+              ShapeInference infer = broadcast_binary) {
   return {kind,
           std::move(name),
           2,
@@ -346,7 +382,7 @@ OpInfo binary(OpKind kind, std::string name, std::string description) {
           {},
           OpCategory::Elementwise,
           std::move(description),
-          broadcast_binary};
+          std::move(infer)};
 }
 
 }  // namespace
@@ -382,8 +418,10 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Leaf,
        "A tensor filled with one known value.",
        leaf},
-      binary(OpKind::EwAdd, "ewadd", "Element-wise a + b with numpy broadcasting."),
-      binary(OpKind::EwMul, "ewmul", "Element-wise a * b with numpy broadcasting."),
+      binary(OpKind::EwAdd, "ewadd", "Element-wise a + b of equal shapes (TENSAT's ewadd).",
+             same_shape_binary),
+      binary(OpKind::EwMul, "ewmul", "Element-wise a * b of equal shapes (TENSAT's ewmul).",
+             same_shape_binary),
       {OpKind::MatMul,
        "matmul",
        2,
@@ -499,6 +537,8 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Other,
        "Joins two values into one root (the e-graph's single root); its value is a's.",
        same_as_first},
+      binary(OpKind::Add, "add", "a + b with numpy broadcasting (a bias add, say)."),
+      binary(OpKind::Mul, "mul", "a * b with numpy broadcasting (a scale, say)."),
       binary(OpKind::Sub, "sub", "Element-wise a - b with numpy broadcasting."),
       binary(OpKind::Div, "div", "Element-wise a / b with numpy broadcasting."),
       binary(OpKind::Pow, "pow", "Element-wise a ^ b with numpy broadcasting."),

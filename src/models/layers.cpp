@@ -23,7 +23,7 @@ ValueRef flatten(ir::GraphBuilder& builder, ValueRef x) {
 ValueRef dense(ir::GraphBuilder& builder, ValueRef x, int64_t out_features) {
   int64_t in_features = builder.dims(x).back();
   ValueRef product = builder.matmul(x, builder.weight({in_features, out_features}));
-  return builder.ewadd(product, builder.weight({out_features}));
+  return builder.add(product, builder.weight({out_features}));
 }
 
 }  // namespace saturate::models
