@@ -1,0 +1,109 @@
+#include "eqsat/language.h"
+
+#include <unordered_map>
+
+#include "support/error.h"
+
+namespace saturate::eqsat {
+namespace {
+
+Slot attribute_slot(const ir::OpInfo& info, std::string_view name) {
+  const ir::AttrSpec* spec = info.find_attribute(name);
+  if (spec == nullptr)
+    throw Error("internal: no attribute " + std::string(name) + " on " + info.name);
+  return {SlotKind::Attribute, spec->name, spec->kind, false};
+}
+
+Slot tensor_slot(std::string name) {
+  return {SlotKind::Tensor, std::move(name)};
+}
+
+// Tensors first, then attributes in registry order; TENSAT's own layouts where they differ.
+LanguageOp make_operator(const ir::OpInfo& info) {
+  LanguageOp op{info.name, LanguageOpKind::Operator, info.kind, {}, false, 0};
+  auto add_tensors = [&] {
+    int count = info.max_inputs == ir::OpInfo::kVariadic ? 1 : info.max_inputs;
+    for (int i = 0; i < count; ++i) {
+      op.slots.push_back(tensor_slot(i < static_cast<int>(info.input_names.size())
+                                         ? info.input_names[i]
+                                         : info.input_names.back()));
+    }
+    op.variadic_tensors = info.max_inputs == ir::OpInfo::kVariadic;
+  };
+  auto add_attributes = [&] {
+    for (const auto& spec : info.attributes) op.slots.push_back(attribute_slot(info, spec.name));
+  };
+  switch (info.kind) {
+    case ir::OpKind::MatMul:
+    case ir::OpKind::Conv2d:
+      add_attributes();
+      add_tensors();
+      break;
+    case ir::OpKind::Concat:
+      op.slots.push_back(attribute_slot(info, "axis"));
+      op.slots.push_back({SlotKind::Attribute, "ndim", ir::AttrKind::Int, true});
+      add_tensors();
+      break;
+    default:
+      add_tensors();
+      add_attributes();
+      break;
+  }
+  return op;
+}
+
+struct Table {
+  std::vector<LanguageOp> ops;
+  std::unordered_map<std::string, size_t> by_name;
+  std::vector<size_t> by_ir_op;
+
+  Table() {
+    by_ir_op.assign(ir::kNumOpKinds, 0);
+    for (const ir::OpInfo& info : ir::all_ops()) {
+      if (info.is_leaf() || info.kind == ir::OpKind::Split) continue;
+      by_ir_op[static_cast<size_t>(info.kind)] = ops.size();
+      ops.push_back(make_operator(info));
+    }
+    // TENSAT's split cuts at the last concat boundary recorded on the axis.
+    by_ir_op[static_cast<size_t>(ir::OpKind::Split)] = ops.size();
+    ops.push_back({"split",
+                   LanguageOpKind::Split,
+                   ir::OpKind::Split,
+                   {{SlotKind::Attribute, "axis", ir::AttrKind::Int}, tensor_slot("x")}});
+    for (int part = 0; part < 2; ++part) {
+      ops.push_back({"split_" + std::to_string(part),
+                     LanguageOpKind::SplitProjection,
+                     std::nullopt,
+                     {{SlotKind::Tuple, "parts"}},
+                     false,
+                     part});
+    }
+    for (size_t i = 0; i < ops.size(); ++i) by_name.emplace(ops[i].name, i);
+  }
+};
+
+const Table& table() {
+  static const Table instance;
+  return instance;
+}
+
+}  // namespace
+
+const LanguageOp* find_language_op(std::string_view name) {
+  auto it = table().by_name.find(std::string(name));
+  return it == table().by_name.end() ? nullptr : &table().ops[it->second];
+}
+
+const std::vector<LanguageOp>& language_ops() {
+  return table().ops;
+}
+
+const LanguageOp& language_op_for(ir::OpKind op) {
+  if (ir::op_info(op).is_leaf()) {
+    throw Error("internal: leaf operator " + std::string(ir::to_string(op)) +
+                " has no language form");
+  }
+  return table().ops[table().by_ir_op[static_cast<size_t>(op)]];
+}
+
+}  // namespace saturate::eqsat

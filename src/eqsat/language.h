@@ -1,0 +1,44 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/op_kind.h"
+#include "ir/op_registry.h"
+
+namespace saturate::eqsat {
+
+// The tensor language of the e-graph and of rule files: each operator is applied to a fixed
+// sequence of slots, each an attribute or a tensor, in TENSAT's order where TENSAT has the
+// operator ("(conv2d 1 1 0 2 ?x ?w)" is stride_h stride_w padding activation input weight).
+// Attributes are e-nodes of their own (leaves), so rule variables may stand for them.
+enum class SlotKind { Attribute, Tensor, Tuple };
+
+struct Slot {
+  SlotKind kind;
+  std::string name;  // attribute name, or the input's name
+  ir::AttrKind attr_kind = ir::AttrKind::Int;
+  bool check_only = false;  // TENSAT's concat "ndim": checked against the rank
+};
+
+enum class LanguageOpKind { Operator, Split, SplitProjection };
+
+struct LanguageOp {
+  std::string name;
+  LanguageOpKind kind = LanguageOpKind::Operator;
+  std::optional<ir::OpKind> ir_op;  // Operator only
+  std::vector<Slot> slots;
+  bool variadic_tensors = false;  // the last slot repeats (concat)
+  int projection = 0;             // SplitProjection: which part (split_0, split_1)
+};
+
+// The operators rules may use: every non-leaf IR operator, plus TENSAT's binary "split" (at
+// the last recorded concat boundary, producing a tuple) and its projections split_0/split_1.
+const LanguageOp* find_language_op(std::string_view name);
+const std::vector<LanguageOp>& language_ops();
+// The language op an IR operator maps to.
+const LanguageOp& language_op_for(ir::OpKind op);
+
+}  // namespace saturate::eqsat

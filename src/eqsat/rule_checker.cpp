@@ -1,0 +1,210 @@
+#include "eqsat/rule_checker.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <random>
+#include <set>
+
+#include "eqsat/term_builder.h"
+#include "ir/attribute_text.h"
+#include "runtime/interpreter.h"
+
+namespace saturate::eqsat {
+namespace {
+
+struct Variables {
+  std::vector<std::string> tensors;
+  std::vector<std::pair<std::string, ir::AttrKind>> attributes;
+};
+
+Variables collect(const std::vector<RewriteRule>& parts) {
+  Variables variables;
+  std::set<std::string> seen;
+  for (const RewriteRule& part : parts) {
+    for (const Term* variable : variables_of(part.lhs)) {
+      if (!seen.insert(variable->variable).second) continue;
+      if (variable->kind == Term::Kind::TensorVariable) {
+        variables.tensors.push_back(variable->variable);
+      } else {
+        variables.attributes.emplace_back(variable->variable, variable->attr_kind);
+      }
+    }
+  }
+  return variables;
+}
+
+class AssignmentSampler {
+ public:
+  explicit AssignmentSampler(uint64_t seed) : engine_(seed) {}
+
+  int64_t pick(int64_t low, int64_t high) {  // inclusive
+    return low + static_cast<int64_t>(engine_() % static_cast<uint64_t>(high - low + 1));
+  }
+
+  // Attempts cycle through regimes that trade variety for coincidence: rules relate several
+  // tensors whose dimensions must agree, which independent draws rarely satisfy. Dimensions come
+  // from a small pool drawn per attempt (one value, two values, or 2..4), with one rank for
+  // every tensor or independent ranks; or every tensor takes one base shape drawn per attempt
+  // with, now and then, one dimension changed (most rules relate tensors axis by axis).
+  void start_attempt(int attempt) {
+    regime_ = attempt % 5;
+    shared_rank_ = static_cast<int>(pick(2, 4));
+    pool_ = {pick(2, 4)};
+    if (regime_ != 1) {
+      int64_t second = pick(regime_ == 2 ? 1 : 2, 5);
+      if (second != pool_[0]) pool_.push_back(second);
+    }
+    if (regime_ == 3) pool_ = {2, 3, 4};
+    if (regime_ == 4) {
+      for (auto& d : base_) d = pick(2, 5);
+    }
+  }
+
+  int shared_rank() const { return shared_rank_; }
+
+  ir::Dims dims() {
+    int rank = regime_ == 2 ? static_cast<int>(pick(1, 4)) : shared_rank_;
+    ir::Dims result(rank);
+    for (int axis = 0; axis < rank; ++axis) {
+      if (regime_ == 4) {
+        result[axis] = pick(0, 5) == 0 ? pick(2, 5) : base_[axis];
+      } else {
+        result[axis] = pool_[static_cast<size_t>(pick(0, static_cast<int64_t>(pool_.size()) - 1))];
+      }
+    }
+    return result;
+  }
+
+  ir::AttrValue attribute(ir::AttrKind kind) {
+    switch (kind) {
+      case ir::AttrKind::Activation:
+        return pick(0, 3);
+      case ir::AttrKind::Padding:
+        return pick(0, 1);
+      case ir::AttrKind::Int:
+        return pick(0, 2);
+      case ir::AttrKind::Float:
+        return pick(0, 1) == 0 ? 0.5 : 1.5;
+      case ir::AttrKind::String:
+        return std::string("f32");
+      case ir::AttrKind::Ints: {
+        std::vector<int64_t> perm(shared_rank_);
+        for (int i = 0; i < shared_rank_; ++i) perm[i] = i;
+        std::shuffle(perm.begin(), perm.end(), engine_);
+        return perm;
+      }
+    }
+    return int64_t{0};
+  }
+
+ private:
+  std::mt19937_64 engine_;
+  int regime_ = 0;
+  int shared_rank_ = 2;
+  std::vector<int64_t> pool_ = {2};
+  std::array<int64_t, 4> base_ = {2, 2, 2, 2};
+};
+
+RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRule>& parts,
+                            const RuleCheckOptions& options) {
+  RuleCheckReport report;
+  report.rule = name;
+  Variables variables = collect(parts);
+  AssignmentSampler sampler(options.seed);
+  std::set<std::string> tried;
+  runtime::Interpreter interpreter({runtime::Precision::F64});
+
+  for (int attempt = 0;
+       attempt < options.max_attempts && report.cases_checked < options.cases_required; ++attempt) {
+    sampler.start_attempt(attempt);
+    std::map<std::string, ir::Dims> shapes;
+    TermBindings bindings;
+    std::string description;
+    ir::Graph graph("rule-check");
+    for (const std::string& tensor : variables.tensors) {
+      shapes[tensor] = sampler.dims();
+      bindings.tensors[tensor] = graph.add_input(tensor, shapes[tensor]);
+      description += "?" + tensor + "=" + ir::to_string(shapes[tensor]) + " ";
+    }
+    for (const auto& [attribute, kind] : variables.attributes) {
+      bindings.attributes[attribute] = sampler.attribute(kind);
+      description +=
+          "?" + attribute + "=" + ir::write_attribute(bindings.attributes[attribute], kind) + " ";
+    }
+    if (!tried.insert(description).second) continue;
+
+    ConditionContext context{
+        [&shapes](const std::string& v) -> std::optional<std::vector<int64_t>> {
+          auto it = shapes.find(v);
+          if (it == shapes.end()) return std::nullopt;
+          return it->second;
+        },
+        [&bindings](const std::string& v) -> std::optional<int64_t> {
+          auto it = bindings.attributes.find(v);
+          if (it == bindings.attributes.end()) return std::nullopt;
+          if (const auto* value = std::get_if<int64_t>(&it->second)) return *value;
+          return std::nullopt;
+        }};
+    bool conditions_hold = true;
+    for (const RewriteRule& part : parts) {
+      for (const Condition& condition : part.conditions)
+        conditions_hold &= holds(condition, context);
+    }
+    if (!conditions_hold) continue;
+
+    std::vector<std::pair<ir::ValueRef, ir::ValueRef>> sides;
+    try {
+      TermBuilder builder(graph);
+      for (const RewriteRule& part : parts) {
+        ir::ValueRef lhs = builder.build(part.lhs, bindings);
+        ir::ValueRef rhs = builder.build(part.rhs, bindings);
+        sides.emplace_back(lhs, rhs);
+      }
+    } catch (const Error&) {
+      continue;  // this assignment does not type-check: the rule would not fire on it
+    }
+    for (size_t k = 0; k < sides.size(); ++k) {
+      const auto& lhs_type = graph.type(sides[k].first);
+      const auto& rhs_type = graph.type(sides[k].second);
+      if (!(lhs_type == rhs_type)) {
+        report.failure = "left side is " + ir::to_string(lhs_type) + " but right side is " +
+                         ir::to_string(rhs_type) + " for " + description;
+        return report;
+      }
+      graph.add_output("lhs" + std::to_string(k), sides[k].first);
+      graph.add_output("rhs" + std::to_string(k), sides[k].second);
+    }
+    runtime::TensorMap values = interpreter.run(
+        graph, runtime::random_feeds(graph, options.seed + static_cast<uint64_t>(attempt)));
+    for (size_t k = 0; k < sides.size(); ++k) {
+      double error = runtime::max_relative_difference(values.at("lhs" + std::to_string(k)),
+                                                      values.at("rhs" + std::to_string(k)));
+      report.max_error = std::max(report.max_error, error);
+      if (!(error <= options.tolerance)) {
+        report.failure = "the two sides differ by " + std::to_string(error) + " for " + description;
+        return report;
+      }
+    }
+    report.cases.push_back(description);
+    ++report.cases_checked;
+  }
+  if (report.cases_checked < options.cases_required) {
+    report.failure = "found only " + std::to_string(report.cases_checked) +
+                     " valid shape assignments in " + std::to_string(options.max_attempts) +
+                     " attempts";
+  }
+  return report;
+}
+
+}  // namespace
+
+RuleCheckReport check_rule(const RewriteRule& rule, const RuleCheckOptions& options) {
+  return check_parts(rule.name, {rule}, options);
+}
+
+RuleCheckReport check_rule(const MultiPatternRule& rule, const RuleCheckOptions& options) {
+  return check_parts(rule.name, rule.parts, options);
+}
+
+}  // namespace saturate::eqsat

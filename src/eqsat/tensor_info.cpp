@@ -1,0 +1,152 @@
+#include "eqsat/tensor_info.h"
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace saturate::eqsat {
+namespace {
+
+using Boundaries = std::vector<std::vector<int64_t>>;
+
+void add_unique(std::vector<int64_t>& offsets, int64_t offset) {
+  if (std::find(offsets.begin(), offsets.end(), offset) == offsets.end()) offsets.push_back(offset);
+}
+
+// Copies an input's boundaries on `from` axis into the output's `to` axis when sizes agree.
+void carry(Boundaries& out, const ir::TensorType& output, const TensorInfo& input, int from,
+           int to) {
+  if (from < 0 || to < 0 || from >= input.type.rank() || to >= output.rank()) return;
+  if (input.type.dims[from] != output.dims[to]) return;
+  for (int64_t offset : input.boundaries[from]) add_unique(out[to], offset);
+}
+
+}  // namespace
+
+TensorInfo TensorInfo::of(ir::TensorType type) {
+  TensorInfo info{std::move(type), {}};
+  info.boundaries.resize(info.type.dims.size());
+  return info;
+}
+
+std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::Attributes& attrs,
+                                                       const std::vector<const TensorInfo*>& inputs,
+                                                       const ir::TensorType& output) {
+  Boundaries out(output.dims.size());
+  int rank = output.rank();
+  auto carry_aligned = [&](const TensorInfo& input) {
+    // Right-aligned axes, as broadcasting aligns them.
+    int offset = rank - input.type.rank();
+    for (int axis = 0; axis < input.type.rank(); ++axis)
+      carry(out, output, input, axis, axis + offset);
+  };
+  switch (op) {
+    case ir::OpKind::EwAdd:
+    case ir::OpKind::EwMul:
+    case ir::OpKind::Add:
+    case ir::OpKind::Mul:
+    case ir::OpKind::Sub:
+    case ir::OpKind::Div:
+    case ir::OpKind::Pow:
+    case ir::OpKind::Relu:
+    case ir::OpKind::Tanh:
+    case ir::OpKind::Sigmoid:
+    case ir::OpKind::Sqrt:
+    case ir::OpKind::Erf:
+    case ir::OpKind::Exp:
+    case ir::OpKind::Gelu:
+    case ir::OpKind::Clip:
+    case ir::OpKind::Noop:
+      for (const TensorInfo* input : inputs) carry_aligned(*input);
+      break;
+    case ir::OpKind::BatchNorm:
+    case ir::OpKind::Softmax:
+    case ir::OpKind::LayerNorm:
+      carry_aligned(*inputs[0]);
+      break;
+    case ir::OpKind::MatMul: {
+      const TensorInfo& a = *inputs[0];
+      const TensorInfo& b = *inputs[1];
+      for (int axis = 0; axis + 2 < rank; ++axis) {
+        carry(out, output, a, axis - (rank - a.type.rank()), axis);
+        carry(out, output, b, axis - (rank - b.type.rank()), axis);
+      }
+      carry(out, output, a, a.type.rank() - 2, rank - 2);
+      carry(out, output, b, b.type.rank() - 1, rank - 1);
+      break;
+    }
+    case ir::OpKind::Conv2d:
+      carry(out, output, *inputs[0], 0, 0);
+      carry(out, output, *inputs[1], 0, 1);  // output channels follow the weight's
+      break;
+    case ir::OpKind::PoolMax:
+    case ir::OpKind::PoolAvg:
+      carry(out, output, *inputs[0], 0, 0);
+      carry(out, output, *inputs[0], 1, 1);
+      break;
+    case ir::OpKind::Transpose: {
+      const auto& perm = attrs.get_ints("perm");
+      for (int axis = 0; axis < rank; ++axis) {
+        carry(out, output, *inputs[0], static_cast<int>(perm[axis]), axis);
+      }
+      break;
+    }
+    case ir::OpKind::Concat: {
+      int64_t axis_attr = attrs.get_int("axis");
+      int axis = static_cast<int>(axis_attr < 0 ? axis_attr + rank : axis_attr);
+      std::vector<int64_t> own;
+      int64_t offset = 0;
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        const TensorInfo& input = *inputs[k];
+        for (int d = 0; d < rank; ++d) {
+          if (d != axis) carry(out, output, input, d, d);
+        }
+        for (int64_t inner : input.boundaries[axis]) add_unique(out[axis], offset + inner);
+        offset += input.type.dims[axis];
+        if (k + 1 < inputs.size()) own.push_back(offset);
+      }
+      // The concat's own cuts go last, so that a split undoes the outermost concat first.
+      std::erase_if(out[axis], [&own](int64_t b) {
+        return std::find(own.begin(), own.end(), b) != own.end();
+      });
+      out[axis].insert(out[axis].end(), own.begin(), own.end());
+      break;
+    }
+    default:
+      break;  // reshape, enlarge, merge, reductions, split (handled by split_parts): no cuts kept
+  }
+  return out;
+}
+
+std::optional<int64_t> split_point(const TensorInfo& info, int axis) {
+  if (axis < 0 || axis >= info.type.rank() || info.boundaries[axis].empty()) return std::nullopt;
+  return info.boundaries[axis].back();
+}
+
+std::array<TensorInfo, 2> split_parts(const TensorInfo& info, int axis) {
+  auto cut = split_point(info, axis);
+  if (!cut)
+    throw Error("split on axis " + std::to_string(axis) + " of " + ir::to_string(info.type) +
+                ": no concat boundary recorded there");
+  std::array<TensorInfo, 2> parts;
+  for (int k = 0; k < 2; ++k) {
+    ir::TensorType type = info.type;
+    type.dims[axis] = k == 0 ? *cut : info.type.dims[axis] - *cut;
+    parts[k] = TensorInfo::of(type);
+    for (int d = 0; d < info.type.rank(); ++d) {
+      if (d != axis) {
+        parts[k].boundaries[d] = info.boundaries[d];
+        continue;
+      }
+      const auto& offsets = info.boundaries[d];
+      for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+        int64_t b = offsets[i];
+        if (k == 0 && b < *cut) parts[k].boundaries[d].push_back(b);
+        if (k == 1 && b > *cut) parts[k].boundaries[d].push_back(b - *cut);
+      }
+    }
+  }
+  return parts;
+}
+
+}  // namespace saturate::eqsat

@@ -1,0 +1,128 @@
+#include "eqsat/term.h"
+
+#include <algorithm>
+
+#include "ir/attribute_text.h"
+
+namespace saturate::eqsat {
+namespace {
+
+[[noreturn]] void fail(const ir::SExpr& where, const std::string& message) {
+  throw ParseError(where.location, message);
+}
+
+bool is_variable_atom(const ir::SExpr& expr) {
+  return expr.kind == ir::SExpr::Kind::Symbol && expr.text.size() > 1 && expr.text[0] == '?';
+}
+
+Term parse_slot(const ir::SExpr& expr, const Slot& slot);
+
+Term parse_apply(const ir::SExpr& expr) {
+  if (expr.kind != ir::SExpr::Kind::List || expr.items.empty() ||
+      expr.items[0].kind != ir::SExpr::Kind::Symbol) {
+    fail(expr, "expected an operator application (OP ARGS...), got " + expr.describe());
+  }
+  const LanguageOp* op = find_language_op(expr.items[0].text);
+  if (op == nullptr) fail(expr.items[0], "unknown operator '" + expr.items[0].text + "'");
+  size_t given = expr.items.size() - 1;
+  size_t slots = op->slots.size();
+  bool arity_ok = op->variadic_tensors ? given >= slots : given == slots;
+  if (!arity_ok) {
+    std::string layout;
+    for (const Slot& slot : op->slots) layout += " " + slot.name;
+    if (op->variadic_tensors) layout += "...";
+    fail(expr, "'" + op->name + "' takes " + std::string(op->variadic_tensors ? "at least " : "") +
+                   std::to_string(slots) + " arguments (" + op->name + layout + "), got " +
+                   std::to_string(given));
+  }
+  Term term{Term::Kind::Apply, op, "", {}, ir::AttrKind::Int, {}, expr.location};
+  for (size_t i = 0; i < given; ++i) {
+    term.args.push_back(parse_slot(expr.items[i + 1], op->slots[std::min(i, slots - 1)]));
+  }
+  return term;
+}
+
+Term parse_slot(const ir::SExpr& expr, const Slot& slot) {
+  if (is_variable_atom(expr)) {
+    Term term{slot.kind == SlotKind::Attribute ? Term::Kind::AttributeVariable
+                                               : Term::Kind::TensorVariable,
+              nullptr,
+              expr.text.substr(1),
+              {},
+              slot.attr_kind,
+              {},
+              expr.location};
+    if (slot.kind == SlotKind::Tuple) {
+      fail(expr, "slot '" + slot.name + "' takes a split, not a variable");
+    }
+    return term;
+  }
+  switch (slot.kind) {
+    case SlotKind::Attribute: {
+      ir::AttrSpec spec{slot.name, slot.attr_kind, std::nullopt};
+      return Term{Term::Kind::AttributeValue,
+                  nullptr,
+                  "",
+                  ir::parse_attribute(expr, spec),
+                  slot.attr_kind,
+                  {},
+                  expr.location};
+    }
+    case SlotKind::Tensor: {
+      Term term = parse_apply(expr);
+      if (term.op->kind == LanguageOpKind::Split) {
+        fail(expr, "a split yields two parts: take one with split_0 or split_1");
+      }
+      return term;
+    }
+    case SlotKind::Tuple: {
+      Term term = parse_apply(expr);
+      if (term.op->kind != LanguageOpKind::Split) fail(expr, "split_0/split_1 take a (split ...)");
+      return term;
+    }
+  }
+  fail(expr, "unsupported slot");
+}
+
+void collect_variables(const Term& term, std::vector<const Term*>& out) {
+  if (term.is_variable()) {
+    bool seen = std::any_of(out.begin(), out.end(),
+                            [&](const Term* t) { return t->variable == term.variable; });
+    if (!seen) out.push_back(&term);
+  }
+  for (const Term& arg : term.args) collect_variables(arg, out);
+}
+
+}  // namespace
+
+Term parse_term(const ir::SExpr& expr) {
+  Term term = parse_apply(expr);
+  if (term.op->kind == LanguageOpKind::Split) {
+    fail(expr, "a rule side must be a tensor: take a part of the split with split_0 or split_1");
+  }
+  return term;
+}
+
+std::vector<const Term*> variables_of(const Term& term) {
+  std::vector<const Term*> variables;
+  collect_variables(term, variables);
+  return variables;
+}
+
+std::string Term::to_string() const {
+  switch (kind) {
+    case Kind::TensorVariable:
+    case Kind::AttributeVariable:
+      return "?" + variable;
+    case Kind::AttributeValue:
+      return ir::write_attribute(value, attr_kind);
+    case Kind::Apply: {
+      std::string text = "(" + op->name;
+      for (const Term& arg : args) text += " " + arg.to_string();
+      return text + ")";
+    }
+  }
+  return "?";
+}
+
+}  // namespace saturate::eqsat

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "eqsat/language.h"
+#include "ir/attribute.h"
+#include "ir/sexpr.h"
+#include "support/error.h"
+
+namespace saturate::eqsat {
+
+// A term of the tensor language as rules write it: an operator applied to its slots, a
+// variable (?x) standing for a tensor or an attribute, or an attribute value.
+struct Term {
+  enum class Kind { Apply, TensorVariable, AttributeVariable, AttributeValue };
+
+  Kind kind = Kind::Apply;
+  const LanguageOp* op = nullptr;              // Apply
+  std::string variable;                        // variables, without the '?'
+  ir::AttrValue value;                         // AttributeValue
+  ir::AttrKind attr_kind = ir::AttrKind::Int;  // attribute variables and values
+  std::vector<Term> args;                      // Apply: one per slot (the variadic slot repeated)
+  SourceLocation location;
+
+  bool is_variable() const {
+    return kind == Kind::TensorVariable || kind == Kind::AttributeVariable;
+  }
+  // Back to the rule syntax, e.g. "(matmul none ?a ?b)".
+  std::string to_string() const;
+};
+
+// Reads a term, checking operator names, slot counts, attribute literals and that tensors and
+// attributes are not mixed up. The root must be an operator application. Throws ParseError.
+Term parse_term(const ir::SExpr& expr);
+
+// Variables in first-occurrence order (each once).
+std::vector<const Term*> variables_of(const Term& term);
+
+}  // namespace saturate::eqsat

@@ -1,0 +1,2 @@
+saturate_test(eqsat_rule_file_test saturate_eqsat)
+saturate_test(eqsat_rules_soundness_test saturate_eqsat)
