@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +19,23 @@ struct RunOptions {
   std::string precision = "f32";
   bool reduced = false;
   bool json = false;
+  bool progress = false;
+};
+
+// Progress on stderr, at most a few times a second, so long runs on big models show life.
+class ProgressLine {
+ public:
+  void update(size_t done, size_t total) {
+    auto now = std::chrono::steady_clock::now();
+    if (done != total && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    std::fprintf(stderr, "\rrunning: %zu/%zu operators", done, total);
+    if (done == total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_{};
 };
 
 void run(const RunOptions& options) {
@@ -24,6 +43,12 @@ void run(const RunOptions& options) {
   runtime::InterpreterOptions interpreter_options;
   interpreter_options.precision =
       options.precision == "f64" ? runtime::Precision::F64 : runtime::Precision::F32;
+  ProgressLine progress;
+  if (options.progress || isatty(STDERR_FILENO) != 0) {
+    interpreter_options.on_progress = [&progress](size_t done, size_t total) {
+      progress.update(done, total);
+    };
+  }
   runtime::Interpreter interpreter(interpreter_options);
 
   runtime::TensorMap feeds = runtime::random_feeds(graph, options.seed);
@@ -89,6 +114,8 @@ void register_run_command(CLI::App& app) {
       ->capture_default_str();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
   command->add_flag("--json", options->json, "Print a JSON report instead of a table");
+  command->add_flag("--progress", options->progress,
+                    "Report progress on stderr (the default when stderr is a terminal)");
   command->callback([options] { run(*options); });
 }
 

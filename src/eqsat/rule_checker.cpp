@@ -113,7 +113,7 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
   Variables variables = collect(parts);
   AssignmentSampler sampler(options.seed);
   std::set<std::string> tried;
-  runtime::Interpreter interpreter({runtime::Precision::F64});
+  runtime::Interpreter interpreter(runtime::Precision::F64);
 
   for (int attempt = 0;
        attempt < options.max_attempts && report.cases_checked < options.cases_required; ++attempt) {

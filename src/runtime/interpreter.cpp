@@ -216,6 +216,12 @@ TensorMap Interpreter::run(const ir::Graph& graph, const TensorMap& feeds) const
   std::vector<bool> is_output(count, false);
   for (const ir::GraphOutput& output : graph.outputs()) is_output[output.value.node] = true;
 
+  size_t operators_to_run = 0;
+  for (ir::NodeId id = 0; id < count; ++id) {
+    operators_to_run += needed[id] && !ir::op_info(graph.node(id).op).is_leaf() ? 1 : 0;
+  }
+  size_t operators_done = 0;
+
   std::vector<std::vector<Tensor>> values(count);
   for (ir::NodeId id = 0; id < count; ++id) {
     const ir::Node& node = graph.node(id);
@@ -234,6 +240,9 @@ TensorMap Interpreter::run(const ir::Graph& graph, const TensorMap& feeds) const
     values[id] = evaluate(node, inputs);
     for (const ir::ValueRef& ref : node.inputs) {
       if (last_use[ref.node] == id && !is_output[ref.node]) values[ref.node].clear();
+    }
+    if (options_.on_progress && !ir::op_info(node.op).is_leaf()) {
+      options_.on_progress(++operators_done, operators_to_run);
     }
   }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ir/graph.h"
@@ -14,6 +15,9 @@ struct InterpreterOptions {
   // F32 rounds every produced element to float (what a float32 runtime computes, up to the
   // order of summation); F64 keeps doubles throughout, for checking rules tightly.
   Precision precision = Precision::F32;
+  // Called by run() after each operator with (operators done, operators to run), for progress
+  // reports on long runs; may be empty.
+  std::function<void(size_t, size_t)> on_progress;
 };
 
 // Deterministic random values (seeded) for every input, weight and constant of the graph not
@@ -26,6 +30,7 @@ TensorMap random_feeds(const ir::Graph& graph, uint64_t seed, const TensorMap& g
 class Interpreter {
  public:
   explicit Interpreter(InterpreterOptions options = {}) : options_(options) {}
+  explicit Interpreter(Precision precision) : options_{.precision = precision, .on_progress = {}} {}
 
   // Values of the graph's outputs, by output name. `feeds` must hold every input and weight by
   // name (see random_feeds); a missing or mis-shaped feed is a saturate::Error naming it.

@@ -94,6 +94,13 @@ def test_run_warns_when_outputs_overflow(saturate):
     assert "non-finite" in result.stderr
 
 
+def test_run_reports_progress_when_asked(saturate):
+    result = saturate("run", "squeezenet", "--reduced", "--progress")
+    assert result.returncode == 0
+    ops = json.loads(saturate("show", "squeezenet", "--json").stdout)["ops"]
+    assert f"running: {ops}/{ops} operators" in result.stderr
+
+
 def test_run_table_names_outputs_and_shapes(saturate):
     result = saturate("run", "nasrnn")
     assert result.returncode == 0, result.stderr
