@@ -35,14 +35,16 @@ IntExpression parse_expression(const ir::SExpr& expr) {
     if (head.is_symbol("rank") && expr.items.size() == 2) {
       return {IntExpression::Kind::Rank, 0, variable_name(expr.items[1]), {}};
     }
-    if (head.is_symbol("mod") && expr.items.size() == 3) {
-      return {IntExpression::Kind::Mod,
+    bool arithmetic = head.is_symbol("mod") || head.is_symbol("+") || head.is_symbol("*");
+    if (arithmetic && expr.items.size() == 3) {
+      return {IntExpression::Kind::Arithmetic,
               0,
-              "",
+              head.text,
               {parse_expression(expr.items[1]), parse_expression(expr.items[2])}};
     }
   }
-  fail(expr, "expected an integer, ?attribute, (dim ?x AXIS), (rank ?x) or (mod A B)");
+  fail(expr,
+       "expected an integer, ?attribute, (dim ?x AXIS), (rank ?x), (+ A B), (* A B) or (mod A B)");
 }
 
 std::optional<int64_t> evaluate(const IntExpression& expr, const ConditionContext& context) {
@@ -64,10 +66,13 @@ std::optional<int64_t> evaluate(const IntExpression& expr, const ConditionContex
       if (axis < 0 || axis >= rank) return std::nullopt;
       return (*dims)[axis];
     }
-    case IntExpression::Kind::Mod: {
+    case IntExpression::Kind::Arithmetic: {
       auto a = evaluate(expr.operands[0], context);
       auto b = evaluate(expr.operands[1], context);
-      if (!a || !b || *b == 0) return std::nullopt;
+      if (!a || !b) return std::nullopt;
+      if (expr.variable == "+") return *a + *b;
+      if (expr.variable == "*") return *a * *b;
+      if (*b == 0) return std::nullopt;
       return *a % *b;
     }
   }
@@ -84,15 +89,17 @@ std::string expression_text(const IntExpression& expr) {
       return "(rank ?" + expr.variable + ")";
     case IntExpression::Kind::Dim:
       return "(dim ?" + expr.variable + " " + std::to_string(expr.value) + ")";
-    case IntExpression::Kind::Mod:
-      return "(mod " + expression_text(expr.operands[0]) + " " + expression_text(expr.operands[1]) +
-             ")";
+    case IntExpression::Kind::Arithmetic:
+      return "(" + expr.variable + " " + expression_text(expr.operands[0]) + " " +
+             expression_text(expr.operands[1]) + ")";
   }
   return "?";
 }
 
 void collect(const IntExpression& expr, std::vector<std::string>& out) {
-  if (!expr.variable.empty()) out.push_back(expr.variable);
+  if (expr.kind != IntExpression::Kind::Arithmetic && expr.kind != IntExpression::Kind::Literal) {
+    out.push_back(expr.variable);
+  }
   for (const auto& operand : expr.operands) collect(operand, out);
 }
 

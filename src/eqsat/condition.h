@@ -16,13 +16,14 @@ namespace saturate::eqsat {
 // sound for ungrouped convolutions, say):
 //   rule: LHS => RHS if (= (dim ?x 1) (dim ?w 1)) (< (rank ?a) 4)
 // Comparisons: = != < <= > >=; integer expressions: literals, (dim ?v AXIS) (negative axes
-// count from the end), (rank ?v), ?attr (an integer-valued attribute variable), (mod A B).
+// count from the end), (rank ?v), ?attr (an integer-valued attribute variable), and
+// (+ A B), (* A B), (mod A B).
 struct IntExpression {
-  enum class Kind { Literal, Dim, Rank, Attribute, Mod };
+  enum class Kind { Literal, Dim, Rank, Attribute, Arithmetic };
   Kind kind = Kind::Literal;
   int64_t value = 0;                    // Literal, or the axis of Dim
-  std::string variable;                 // Dim, Rank, Attribute
-  std::vector<IntExpression> operands;  // Mod
+  std::string variable;                 // Dim, Rank, Attribute; the function of Arithmetic
+  std::vector<IntExpression> operands;  // Arithmetic
 };
 
 struct Condition {

@@ -57,7 +57,7 @@ class AssignmentSampler {
     }
     if (regime_ == 3) pool_ = {2, 3, 4};
     if (regime_ == 4) {
-      for (auto& d : base_) d = pick(2, 5);
+      for (auto& d : base_) d = pick(1, 6);
     }
   }
 
@@ -68,7 +68,11 @@ class AssignmentSampler {
     ir::Dims result(rank);
     for (int axis = 0; axis < rank; ++axis) {
       if (regime_ == 4) {
-        result[axis] = pick(0, 5) == 0 ? pick(2, 5) : base_[axis];
+        // Changed dimensions are often multiples, as channel counts of grouped convs are.
+        int64_t roll = pick(0, 9);
+        result[axis] = roll == 0   ? pick(1, 8)
+                       : roll == 1 ? base_[axis] * (pick(0, 1) == 0 ? 2 : 4)
+                                   : base_[axis];
       } else {
         result[axis] = pool_[static_cast<size_t>(pick(0, static_cast<int64_t>(pool_.size()) - 1))];
       }
@@ -76,7 +80,9 @@ class AssignmentSampler {
     return result;
   }
 
-  ir::AttrValue attribute(ir::AttrKind kind) {
+  // Int lists are permutations (transpose) or reshape targets made from one of the tensors'
+  // shapes (flattened, or its first two axes merged), so that both kinds of rule find cases.
+  ir::AttrValue attribute(ir::AttrKind kind, const std::map<std::string, ir::Dims>& shapes) {
     switch (kind) {
       case ir::AttrKind::Activation:
         return pick(0, 3);
@@ -89,6 +95,20 @@ class AssignmentSampler {
       case ir::AttrKind::String:
         return std::string("f32");
       case ir::AttrKind::Ints: {
+        int64_t choice = pick(0, 2);
+        if (choice > 0 && !shapes.empty()) {
+          auto it = shapes.begin();
+          std::advance(it, pick(0, static_cast<int64_t>(shapes.size()) - 1));
+          ir::Dims dims = it->second;
+          if (choice == 1 || dims.size() < 2) {
+            int64_t count = 1;
+            for (int64_t d : dims) count *= d;
+            return std::vector<int64_t>{count};
+          }
+          dims[1] *= dims[0];
+          dims.erase(dims.begin());
+          return dims;
+        }
         std::vector<int64_t> perm(shared_rank_);
         for (int i = 0; i < shared_rank_; ++i) perm[i] = i;
         std::shuffle(perm.begin(), perm.end(), engine_);
@@ -128,7 +148,7 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
       description += "?" + tensor + "=" + ir::to_string(shapes[tensor]) + " ";
     }
     for (const auto& [attribute, kind] : variables.attributes) {
-      bindings.attributes[attribute] = sampler.attribute(kind);
+      bindings.attributes[attribute] = sampler.attribute(kind, shapes);
       description +=
           "?" + attribute + "=" + ir::write_attribute(bindings.attributes[attribute], kind) + " ";
     }

@@ -105,7 +105,8 @@ ParsedLine parse_line(const Line& line) {
   }
   parsed.both_directions = items[i + 1].is_symbol("<=>");
   parsed.lhs = parse_term(items[i]);
-  parsed.rhs = parse_term(items[i + 2]);
+  // A bare variable may replace (x => ?x), but never be searched for, so not with <=>.
+  parsed.rhs = parsed.both_directions ? parse_term(items[i + 2]) : parse_replacement(items[i + 2]);
   for (size_t k = i + 4; k < items.size(); ++k)
     parsed.conditions.push_back(parse_condition(items[k]));
   return parsed;

@@ -103,6 +103,14 @@ Term parse_term(const ir::SExpr& expr) {
   return term;
 }
 
+Term parse_replacement(const ir::SExpr& expr) {
+  if (is_variable_atom(expr)) {
+    return Term{Term::Kind::TensorVariable, nullptr, expr.text.substr(1), {},
+                ir::AttrKind::Int,          {},      expr.location};
+  }
+  return parse_term(expr);
+}
+
 std::vector<const Term*> variables_of(const Term& term) {
   std::vector<const Term*> variables;
   collect_variables(term, variables);
