@@ -44,6 +44,13 @@ cat: (concat 1 4 (conv2d ?sh ?sw ?p ?act ?x ?a) (conv2d ?sh ?sw ?p ?act ?x ?b)) 
   EXPECT_TRUE(set.multi_rules.empty());
 }
 
+TEST(RuleFile, ARightHandSideMayBeAVariable) {
+  RuleSet set = parse_rules("(relu (relu ?x)) => ?x", "v.rules");
+  ASSERT_EQ(set.rules.size(), 1u);
+  EXPECT_EQ(set.rules[0].rhs.kind, Term::Kind::TensorVariable);
+  EXPECT_EQ(set.rules[0].rhs.to_string(), "?x");
+}
+
 TEST(RuleFile, ReadsMultiPatternRules) {
   RuleSet set = parse_rules(R"(
 merge: (matmul ?act ?x ?a) => (split_0 (split 1 (matmul ?act ?x (concat 1 2 ?a ?b))))
@@ -81,7 +88,8 @@ TEST(RuleFile, RejectsMalformedLines) {
       "(relu ?x)",
       "(relu ?x) =>",
       "?x => (relu ?x)",
-      "(relu ?x) => ?x",
+      "(relu ?x) <=> ?x",
+      "(matmul ?act ?a ?b) => ?act",
       "(relu ?x) -> (relu ?x)",
       "(relu ?x) => (relu ?x) if",
       "(relu ?x) => (relu ?x) when (= 1 1)",
