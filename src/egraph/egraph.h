@@ -1,0 +1,371 @@
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "egraph/analysis.h"
+#include "egraph/eclass.h"
+#include "egraph/enode.h"
+#include "egraph/flat_hash_map.h"
+#include "egraph/term.h"
+#include "egraph/union_find.h"
+#include "support/error.h"
+
+namespace saturate::egraph {
+
+// An e-graph over the language whose labels are Op, with the e-class analysis A (egg's
+// EGraph<L, N>).
+//
+//   EGraph<Symbol> egraph;
+//   EClassId fa = egraph.add_term(Term<Symbol>::parse("(f a)"));
+//   EClassId fb = egraph.add_term(Term<Symbol>::parse("(f b)"));
+//   egraph.merge(egraph.add_term(Term<Symbol>::parse("a")),
+//                egraph.add_term(Term<Symbol>::parse("b")));
+//   egraph.rebuild();                     // congruence: (f a) and (f b) are now one class
+//   assert(egraph.find(fa) == egraph.find(fb));
+//
+// Invariants after rebuild() (is_clean()): every stored child id is canonical; the hash-cons maps
+// every canonical e-node to its class; equal nodes are in one class (congruence); class node
+// lists are sorted and deduplicated; analysis data is up to date; classes_with_op() is exact.
+// merge() merges the classes' contents at once but defers congruence repair to rebuild()
+// (egg's deferred rebuilding), so a batch of merges costs one repair pass. Searching requires a
+// clean e-graph; adding and merging do not.
+//
+// Every add() that creates a class also creates a node id equal to that class id; node ids name
+// the node as it was added and are what parent lists and the rebuild worklist hold, so they stay
+// 32-bit integers instead of node copies.
+template <Operator Op, typename A = NoAnalysis>
+class EGraph {
+ public:
+  using Node = ENode<Op>;
+  using Label = Op;
+  using Analysis = A;
+  using Data = typename A::Data;
+  using Class = EClass<Op, Data>;
+
+  explicit EGraph(A analysis = A{}) : analysis_(std::move(analysis)) {}
+
+  // Adds a node whose children are e-class ids; returns its class (an existing one if an equal
+  // node is already present).
+  EClassId add(Node node) {
+    for (EClassId child : node.children) {
+      if (child.index() >= union_find_.size()) {
+        throw Error("EGraph::add: child e" + std::to_string(child.value()) +
+                    " is not an e-class of this e-graph");
+      }
+    }
+    canonicalize(node);
+    if (const EClassId* existing = memo_.find(node)) return find(*existing);
+    return make_class(std::move(node));
+  }
+
+  // Adds every node of a term bottom-up; returns the root's class.
+  EClassId add_term(const Term<Op>& term) {
+    std::vector<EClassId> ids;
+    ids.reserve(term.size());
+    for (const Node& node : term.nodes()) ids.push_back(add(with_children(node, ids)));
+    if (ids.empty()) throw Error("EGraph::add_term: the term is empty");
+    return ids.back();
+  }
+
+  // The class of a node equal to this one (children compared canonically), if any. Exact on a
+  // clean e-graph; before rebuild() it can miss nodes that only congruence would identify.
+  std::optional<EClassId> lookup(Node node) const {
+    for (EClassId& child : node.children) child = find(child);
+    if (const EClassId* existing = memo_.find(node)) return find(*existing);
+    return std::nullopt;
+  }
+
+  std::optional<EClassId> lookup_term(const Term<Op>& term) const {
+    std::vector<EClassId> ids;
+    ids.reserve(term.size());
+    for (const Node& node : term.nodes()) {
+      std::optional<EClassId> id = lookup(with_children(node, ids));
+      if (!id) return std::nullopt;
+      ids.push_back(*id);
+    }
+    if (ids.empty()) return std::nullopt;
+    return ids.back();
+  }
+
+  EClassId find(EClassId id) const { return union_find_.find(id); }
+  bool equivalent(EClassId a, EClassId b) const { return find(a) == find(b); }
+
+  // Joins two classes; returns whether they were distinct. Contents and analysis data merge now;
+  // congruence and the hash-cons are restored by the next rebuild().
+  bool merge(EClassId a, EClassId b) {
+    a = union_find_.find_compress(a);
+    b = union_find_.find_compress(b);
+    if (a == b) return false;
+    // The class that keeps its id is the one with more parents: the other's parents are the
+    // nodes rebuild must re-canonicalize.
+    if (classes_[a.index()].parents.size() < classes_[b.index()].parents.size()) std::swap(a, b);
+    union_find_.link(a, b);
+    Class from = std::move(classes_[b.index()]);
+    Class& into = classes_[a.index()];
+    pending_.insert(pending_.end(), from.parents.begin(), from.parents.end());
+    DidMerge changed = analysis_.merge(into.data, std::move(from.data));
+    if (changed.into_changed) queue_analysis(into.parents);
+    if (changed.from_changed) queue_analysis(from.parents);
+    into.nodes.insert(into.nodes.end(), std::make_move_iterator(from.nodes.begin()),
+                      std::make_move_iterator(from.nodes.end()));
+    into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
+    touched_classes_.push_back(a);
+    --class_count_;
+    clean_ = false;
+    modify(a);  // last: it may add classes, which invalidates `into`
+    return true;
+  }
+
+  // Restores the invariants listed above; returns the number of merges congruence caused.
+  std::size_t rebuild() {
+    std::size_t unions = process_pending();
+    rebuild_classes();
+    if (memo_.size() > 2 * node_count_ + 1024) rebuild_memo();
+    clean_ = true;
+    ++rebuild_count_;
+    return unions;
+  }
+
+  bool is_clean() const { return clean_; }
+
+  const Class& eclass(EClassId id) const { return classes_[find(id).index()]; }
+  const Class& operator[](EClassId id) const { return eclass(id); }
+  const Data& data(EClassId id) const { return eclass(id).data; }
+  // For modify() hooks that refine data in place. Data must only grow (see analysis.h), and
+  // parents are not re-analysed automatically.
+  Data& data_mut(EClassId id) { return classes_[find(id).index()].data; }
+
+  // The live classes, in id order.
+  class ClassRange;
+  ClassRange classes() const { return ClassRange(this); }
+  // Canonical ids of the classes containing a node whose label has this index (see Operator).
+  // Exact when the e-graph is clean.
+  std::span<const EClassId> classes_with_op(std::uint32_t op_index) const {
+    if (op_index >= classes_by_op_.size()) return {};
+    return classes_by_op_[op_index];
+  }
+
+  std::size_t class_count() const { return class_count_; }
+  // E-nodes in classes; duplicates that only congruence would remove count until rebuild().
+  std::size_t node_count() const { return node_count_; }
+  // Entries in the hash-cons, stale ones included (egg's total_size).
+  std::size_t memo_size() const { return memo_.size(); }
+  std::size_t rebuild_count() const { return rebuild_count_; }
+  // Upper bound (exclusive) of all class ids ever created, for id-indexed side tables.
+  std::size_t id_bound() const { return classes_.size(); }
+
+  // Nodes for which the filter returns false are invisible to e-matching and to TreeExtractor,
+  // though they stay in their classes and in the hash-cons: TENSAT's filter list of nodes
+  // "considered removed" after cycle resolution. Called with the node's class and canonical node.
+  using NodeFilter = std::function<bool(EClassId, const Node&)>;
+  void set_node_filter(NodeFilter filter) { node_filter_ = std::move(filter); }
+  const NodeFilter& node_filter() const { return node_filter_; }
+  bool is_visible(EClassId id, const Node& node) const {
+    return !node_filter_ || node_filter_(id, node);
+  }
+
+  A& analysis() { return analysis_; }
+  const A& analysis() const { return analysis_; }
+
+  class ClassRange {
+   public:
+    class Iterator {
+     public:
+      using value_type = Class;
+      using difference_type = std::ptrdiff_t;
+      Iterator() = default;
+      Iterator(const EGraph* egraph, std::size_t index) : egraph_(egraph), index_(index) {
+        skip_dead();
+      }
+      const Class& operator*() const { return egraph_->classes_[index_]; }
+      const Class* operator->() const { return &egraph_->classes_[index_]; }
+      Iterator& operator++() {
+        ++index_;
+        skip_dead();
+        return *this;
+      }
+      Iterator operator++(int) {
+        Iterator old = *this;
+        ++*this;
+        return old;
+      }
+      friend bool operator==(const Iterator& a, const Iterator& b) { return a.index_ == b.index_; }
+
+     private:
+      void skip_dead() {
+        while (index_ < egraph_->classes_.size() && !egraph_->union_find_.is_root(EClassId(index_)))
+          ++index_;
+      }
+      const EGraph* egraph_ = nullptr;
+      std::size_t index_ = 0;
+    };
+    explicit ClassRange(const EGraph* egraph) : egraph_(egraph) {}
+    Iterator begin() const { return Iterator(egraph_, 0); }
+    Iterator end() const { return Iterator(egraph_, egraph_->classes_.size()); }
+
+   private:
+    const EGraph* egraph_;
+  };
+
+ private:
+  static Node with_children(const Node& node, const std::vector<EClassId>& ids) {
+    Node copy = node;
+    for (EClassId& child : copy.children) child = ids[child.index()];
+    return copy;
+  }
+
+  void canonicalize(Node& node) {
+    for (EClassId& child : node.children) child = union_find_.find_compress(child);
+  }
+
+  EClassId make_class(Node node) {
+    EClassId id = union_find_.make_set();
+    for (std::size_t i = 0; i < node.children.size(); ++i) {
+      EClassId child = node.children[i];
+      // (+ a a) needs one parent entry in a, not two.
+      if (i > 0 && std::find(node.children.begin(), node.children.begin() + i, child) !=
+                       node.children.begin() + i)
+        continue;
+      classes_[child.index()].parents.push_back(id.value());
+    }
+    Data data = analysis_.make(*this, node);
+    nodes_.push_back(node);
+    analysis_queued_.push_back(false);
+    memo_.try_insert(node, id);
+    classes_.push_back(Class{id, {std::move(node)}, std::move(data), {}});
+    touched_classes_.push_back(id);
+    ++class_count_;
+    ++node_count_;
+    clean_ = false;
+    modify(id);
+    return find(id);
+  }
+
+  void modify(EClassId id) {
+    if constexpr (requires { analysis_.modify(*this, id); }) analysis_.modify(*this, id);
+  }
+
+  void queue_analysis(const std::vector<std::uint32_t>& node_ids) {
+    for (std::uint32_t node_id : node_ids) {
+      if (analysis_queued_[node_id]) continue;
+      analysis_queued_[node_id] = true;
+      analysis_pending_.push_back(node_id);
+    }
+  }
+
+  // egg's process_unions: re-canonicalize the parents of merged-away classes (merging the ones
+  // that became equal) and propagate analysis data upwards, until neither has work left.
+  std::size_t process_pending() {
+    std::size_t unions = 0;
+    while (!pending_.empty() || !analysis_pending_.empty()) {
+      while (!pending_.empty()) {
+        std::uint32_t node_id = pending_.back();
+        pending_.pop_back();
+        Node& node = nodes_[node_id];
+        canonicalize(node);
+        touched_classes_.push_back(union_find_.find_compress(EClassId(node_id)));
+        if (std::optional<EClassId> existing = memo_.try_insert(node, EClassId(node_id))) {
+          if (merge(*existing, EClassId(node_id))) ++unions;
+        }
+      }
+      while (!analysis_pending_.empty()) {
+        std::uint32_t node_id = analysis_pending_.back();
+        analysis_pending_.pop_back();
+        analysis_queued_[node_id] = false;
+        EClassId id = union_find_.find_compress(EClassId(node_id));
+        Data data = analysis_.make(*this, nodes_[node_id]);
+        Class& eclass = classes_[id.index()];
+        if (analysis_.merge(eclass.data, std::move(data)).into_changed) {
+          queue_analysis(eclass.parents);
+          modify(id);
+        }
+      }
+    }
+    return unions;
+  }
+
+  // Re-canonicalizes, sorts and deduplicates only the classes touched since the last rebuild and
+  // updates the operator index for them. Untouched classes cannot hold stale nodes: a node goes
+  // stale only when a child class is merged away, and then it is on the pending list.
+  void rebuild_classes() {
+    for (EClassId& id : touched_classes_) id = union_find_.find_compress(id);
+    std::sort(touched_classes_.begin(), touched_classes_.end());
+    touched_classes_.erase(std::unique(touched_classes_.begin(), touched_classes_.end()),
+                           touched_classes_.end());
+    for (EClassId id : touched_classes_) {
+      Class& eclass = classes_[id.index()];
+      std::size_t before = eclass.nodes.size();
+      for (Node& node : eclass.nodes) canonicalize(node);
+      std::sort(eclass.nodes.begin(), eclass.nodes.end());
+      eclass.nodes.erase(std::unique(eclass.nodes.begin(), eclass.nodes.end()), eclass.nodes.end());
+      node_count_ -= before - eclass.nodes.size();
+      std::sort(eclass.parents.begin(), eclass.parents.end());
+      eclass.parents.erase(std::unique(eclass.parents.begin(), eclass.parents.end()),
+                           eclass.parents.end());
+      for (const Node& node : eclass.nodes) {
+        std::uint32_t op = node.op.index();
+        if (op >= classes_by_op_.size()) {
+          classes_by_op_.resize(op + 1);
+          op_stamp_.resize(op + 1, EClassId());
+          op_touched_.resize(op + 1, false);
+        }
+        // A class is listed once per operator, however many of its nodes carry it.
+        if (op_stamp_[op] == id) continue;
+        op_stamp_[op] = id;
+        classes_by_op_[op].push_back(id);
+        if (!op_touched_[op]) {
+          op_touched_[op] = true;
+          touched_ops_.push_back(op);
+        }
+      }
+    }
+    touched_classes_.clear();
+    // A merged-away class's operators all reappear in the class it joined, so every list that
+    // holds a stale id was touched above.
+    for (std::uint32_t op : touched_ops_) {
+      std::vector<EClassId>& ids = classes_by_op_[op];
+      for (EClassId& id : ids) id = union_find_.find_compress(id);
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      op_touched_[op] = false;
+      op_stamp_[op] = EClassId();
+    }
+    touched_ops_.clear();
+  }
+
+  // Drops stale keys (nodes whose children were merged away), which the insert-only map keeps.
+  void rebuild_memo() {
+    memo_.clear();
+    for (const Class& eclass : classes()) {
+      for (const Node& node : eclass.nodes) memo_.try_insert(node, eclass.id);
+    }
+  }
+
+  UnionFind union_find_;
+  std::vector<Node> nodes_;     // by node id: the node as added, re-canonicalized when pending
+  std::vector<Class> classes_;  // by id; only roots of union_find_ are live
+  FlatHashMap<Node, EClassId, ENodeHash<Op>> memo_;
+  std::vector<std::uint32_t> pending_;           // node ids to re-canonicalize
+  std::vector<std::uint32_t> analysis_pending_;  // node ids whose data to recompute
+  std::vector<bool> analysis_queued_;            // by node id: already in analysis_pending_
+  std::vector<EClassId> touched_classes_;        // classes whose node lists changed
+  std::vector<std::vector<EClassId>> classes_by_op_;
+  std::vector<EClassId> op_stamp_;  // scratch for rebuild_classes: last class listed per op
+  std::vector<bool> op_touched_;
+  std::vector<std::uint32_t> touched_ops_;
+  std::size_t class_count_ = 0;
+  std::size_t node_count_ = 0;
+  std::size_t rebuild_count_ = 0;
+  bool clean_ = true;
+  NodeFilter node_filter_;
+  A analysis_;
+};
+
+}  // namespace saturate::egraph

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "egraph/id.h"
+#include "egraph/small_vector.h"
+#include "egraph/subst.h"
+
+namespace saturate::egraph {
+
+// "No limit" for every search and match limit.
+inline constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
+
+// The matches of one pattern rooted in one e-class (what Pattern::search returns per class).
+struct SearchMatches {
+  EClassId eclass;
+  std::vector<Subst> substs;
+};
+
+// One match of one pattern, flattened.
+struct RootedSubst {
+  EClassId root;
+  Subst subst;
+};
+
+// One match of a rewrite's source patterns: the class each pattern matched, in the rewrite's
+// searcher order, and one substitution for all their variables. Single-pattern rewrites have
+// one root.
+struct Match {
+  SmallVector<EClassId, 2> roots;
+  Subst subst;
+
+  EClassId root() const { return roots[0]; }
+};
+
+}  // namespace saturate::egraph

@@ -1,0 +1,169 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "egraph/machine.h"
+#include "egraph/match.h"
+#include "egraph/pattern_ast.h"
+#include "egraph/subst.h"
+
+namespace saturate::egraph {
+
+template <Operator Op>
+struct CanonicalPattern;
+
+// A pattern over the language Op, compiled for e-matching once when it is constructed.
+//
+//   auto pattern = Pattern<Symbol>::parse("(+ ?a (* ?b 0))");
+//   for (const SearchMatches& match : pattern.search(egraph))      // egraph must be clean
+//     for (const Subst& subst : match.substs) use(match.eclass, subst["?a"]);
+//   EClassId id = pattern.instantiate(egraph, subst);               // add the pattern's term
+//
+// Leaves that are not variables are labels with no children, matched as nodes: in
+// (matmul 0 ?a ?b) the 0 is whatever Op::parse("0", 0) makes of it, an attribute constant say.
+// A repeated variable must bind one class; subterms whose variables are already bound (and
+// ground subterms) are found by hash-cons lookup rather than enumerated.
+template <Operator Op>
+class Pattern {
+ public:
+  static Pattern parse(std::string_view text) { return Pattern(PatternAst<Op>::parse(text)); }
+
+  explicit Pattern(PatternAst<Op> ast) : ast_(std::move(ast)) {
+    if (ast_.empty()) throw Error("a pattern needs at least one node");
+    for (const PatternNode<Op>& entry : ast_.entries()) {
+      if (entry.is_var() && std::find(vars_.begin(), vars_.end(), *entry.var) == vars_.end())
+        vars_.push_back(*entry.var);
+    }
+    program_ = Program<Op>::compile(ast_, vars_);
+  }
+
+  const PatternAst<Op>& ast() const { return ast_; }
+  // In order of first appearance in ast(); every Subst from search() lists them in this order.
+  const std::vector<Var>& vars() const { return vars_; }
+  bool is_ground() const { return vars_.empty(); }
+  const Program<Op>& program() const { return program_; }
+  std::string to_string() const { return ast_.to_string(); }
+
+  // Matches in every class, at most `limit` substitutions in all. Only the classes that contain
+  // the root's operator are visited (EGraph::classes_with_op); a variable root visits all.
+  template <typename Graph>
+  std::vector<SearchMatches> search(const Graph& egraph, std::size_t limit = kNoLimit) const {
+    std::vector<SearchMatches> results;
+    if (limit == 0) return results;
+    if (is_ground()) {
+      if (std::optional<EClassId> id = lookup_ground(egraph))
+        results.push_back(SearchMatches{*id, {Subst{}}});
+      return results;
+    }
+    typename Program<Op>::State state;
+    std::size_t total = 0;
+    auto visit = [&](EClassId id) {
+      SearchMatches matches{id, {}};
+      program_.run(egraph, id, state, [&](const Subst& subst) {
+        matches.substs.push_back(subst);
+        return ++total < limit;
+      });
+      if (!matches.substs.empty()) results.push_back(std::move(matches));
+      return total < limit;
+    };
+    const PatternNode<Op>& root = ast_[ast_.root()];
+    if (root.is_var()) {
+      for (const auto& eclass : egraph.classes()) {
+        if (!visit(eclass.id)) break;
+      }
+    } else {
+      for (EClassId id : egraph.classes_with_op(root.node.op.index())) {
+        if (!visit(id)) break;
+      }
+    }
+    return results;
+  }
+
+  // Matches rooted in one class (empty substs if none).
+  template <typename Graph>
+  SearchMatches search_eclass(const Graph& egraph, EClassId id,
+                              std::size_t limit = kNoLimit) const {
+    SearchMatches matches{egraph.find(id), {}};
+    if (limit == 0) return matches;
+    typename Program<Op>::State state;
+    program_.run(egraph, id, state, [&](const Subst& subst) {
+      matches.substs.push_back(subst);
+      return matches.substs.size() < limit;
+    });
+    return matches;
+  }
+
+  // Adds the pattern's term with variables replaced by their classes; returns the root's class.
+  // Throws saturate::Error if a variable is unbound.
+  template <typename Graph>
+  EClassId instantiate(Graph& egraph, const Subst& subst) const {
+    SmallVector<EClassId, 16> ids;  // applied once per match: avoid the allocation
+    ids.reserve(ast_.size());
+    for (const PatternNode<Op>& entry : ast_.entries()) {
+      if (entry.is_var()) {
+        ids.push_back(subst.at(*entry.var));
+        continue;
+      }
+      ENode<Op> node = entry.node;
+      for (EClassId& child : node.children) child = ids[child.index()];
+      ids.push_back(egraph.add(std::move(node)));
+    }
+    return ids.back();
+  }
+
+  // The pattern with its variables renamed ?0, ?1, ... in order of appearance, so patterns that
+  // differ only in variable names share one canonical form (TENSAT's Algorithm 1 searches each
+  // canonical form once per iteration for all rules).
+  CanonicalPattern<Op> canonicalize() const;
+
+ private:
+  template <typename Graph>
+  std::optional<EClassId> lookup_ground(const Graph& egraph) const {
+    SmallVector<EClassId, 16> ids;
+    ids.reserve(ast_.size());
+    for (const PatternNode<Op>& entry : ast_.entries()) {
+      ENode<Op> node = entry.node;
+      for (EClassId& child : node.children) child = ids[child.index()];
+      std::optional<EClassId> id = egraph.lookup(node);
+      if (!id || !egraph.is_visible(*id, node)) return std::nullopt;
+      ids.push_back(*id);
+    }
+    return ids.back();
+  }
+
+  PatternAst<Op> ast_;
+  std::vector<Var> vars_;
+  Program<Op> program_;
+};
+
+template <Operator Op>
+struct CanonicalPattern {
+  Pattern<Op> pattern;
+  // original_vars[i] is the variable that pattern.vars()[i] (named ?i) stands for.
+  std::vector<Var> original_vars;
+  // The canonical text; equal keys mean the same pattern up to variable names.
+  std::string key;
+};
+
+template <Operator Op>
+CanonicalPattern<Op> Pattern<Op>::canonicalize() const {
+  PatternAst<Op> renamed;
+  for (const PatternNode<Op>& entry : ast_.entries()) {
+    if (entry.is_var()) {
+      auto position = std::find(vars_.begin(), vars_.end(), *entry.var) - vars_.begin();
+      renamed.add_var(Var("?" + std::to_string(position)));
+    } else {
+      renamed.add_node(entry.node.op, entry.node.children);
+    }
+  }
+  Pattern canonical(std::move(renamed));
+  std::string key = canonical.to_string();
+  return CanonicalPattern<Op>{std::move(canonical), vars_, std::move(key)};
+}
+
+}  // namespace saturate::egraph

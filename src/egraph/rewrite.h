@@ -1,0 +1,192 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "egraph/egraph.h"
+#include "egraph/match.h"
+#include "egraph/multipattern.h"
+#include "egraph/pattern.h"
+#include "egraph/search_cache.h"
+#include "support/error.h"
+
+namespace saturate::egraph {
+
+// A named rewrite: source patterns (the searcher), an optional condition, and what to do with
+// each match (the applier).
+//
+//   using Rw = Rewrite<Symbol>;
+//   Rw commute = Rw::parse("commute-add", "(+ ?a ?b)", "(+ ?b ?a)");
+//   Rw cancel = Rw::parse("cancel", "(/ ?x ?x)", "1")
+//                   .with_condition([](const auto& egraph, const Match& match) {
+//                     return !is_zero(egraph, match.subst["?x"]);
+//                   });
+//
+// With one source pattern the applier pattern is instantiated and merged with the matched
+// class. A multi-pattern rewrite has several source patterns that share variables; a match picks
+// one match of each whose shared variables agree, and the i-th applier pattern is merged with the
+// class the i-th source pattern matched:
+//
+//   Rw::parse_multi("merge-matmuls", {"(matmul ?x ?a)", "(matmul ?x ?b)"},
+//                   {"(split0 (matmul ?x (concat ?a ?b)))", "(split1 (matmul ?x (concat ?a
+//                   ?b)))"});
+//
+// Instead of applier patterns a rewrite may take a function that gets the e-graph and the match,
+// adds and merges what it likes, and returns how many merges changed the e-graph.
+template <Operator Op, typename A = NoAnalysis>
+class Rewrite {
+ public:
+  using Graph = EGraph<Op, A>;
+  using Condition = std::function<bool(const Graph&, const Match&)>;
+  using ApplyFunction = std::function<std::size_t(Graph&, const Match&)>;
+
+  static Rewrite parse(std::string name, std::string_view searcher, std::string_view applier) {
+    return parse_multi(std::move(name), {searcher}, {applier});
+  }
+  static Rewrite parse_multi(std::string name, const std::vector<std::string_view>& searchers,
+                             const std::vector<std::string_view>& appliers) {
+    return Rewrite(std::move(name), parse_all(searchers), parse_all(appliers));
+  }
+  // Two rewrites, "name" (lhs to rhs) and "name-rev" (rhs to lhs).
+  static std::vector<Rewrite> parse_both_ways(const std::string& name, std::string_view lhs,
+                                              std::string_view rhs) {
+    std::vector<Rewrite> rewrites;
+    rewrites.push_back(parse(name, lhs, rhs));
+    rewrites.push_back(parse(name + "-rev", rhs, lhs));
+    return rewrites;
+  }
+
+  // Throws saturate::Error naming the rule if there are no searchers, if the applier count
+  // differs from the searcher count, or if an applier uses a variable no searcher binds.
+  Rewrite(std::string name, std::vector<Pattern<Op>> searchers, std::vector<Pattern<Op>> appliers)
+      : name_(std::move(name)), searchers_(std::move(searchers)), appliers_(std::move(appliers)) {
+    check_searchers();
+    if (appliers_.size() != searchers_.size()) {
+      throw Error("rewrite '" + name_ + "' has " + std::to_string(searchers_.size()) +
+                  " source patterns but " + std::to_string(appliers_.size()) +
+                  " right-hand sides; each source pattern needs the one its class merges with");
+    }
+    for (const Pattern<Op>& applier : appliers_) {
+      for (Var var : applier.vars()) {
+        if (!binds(var)) {
+          throw Error("rewrite '" + name_ + "': right-hand side " + applier.to_string() + " uses " +
+                      std::string(var.name()) + ", which no source pattern binds");
+        }
+      }
+    }
+  }
+  Rewrite(std::string name, std::vector<Pattern<Op>> searchers, ApplyFunction applier)
+      : name_(std::move(name)),
+        searchers_(std::move(searchers)),
+        apply_function_(std::move(applier)) {
+    check_searchers();
+  }
+
+  // Matches are applied only where the condition holds (checked at apply time, on the e-graph
+  // as the earlier applications of the iteration left it).
+  Rewrite& with_condition(Condition condition) & {
+    condition_ = std::move(condition);
+    return *this;
+  }
+  Rewrite&& with_condition(Condition condition) && {
+    condition_ = std::move(condition);
+    return std::move(*this);
+  }
+
+  const std::string& name() const { return name_; }
+  const std::vector<Pattern<Op>>& searchers() const { return searchers_; }
+  const std::vector<Pattern<Op>>& appliers() const { return appliers_; }
+  bool is_multi_pattern() const { return searchers_.size() > 1; }
+  bool has_condition() const { return static_cast<bool>(condition_); }
+
+  std::vector<Match> search(const Graph& egraph, std::size_t limit = kNoLimit) const {
+    PatternSearchCache<Graph> cache(egraph);
+    return search(cache, limit);
+  }
+
+  // At most `limit` matches. Each source pattern is searched through the cache in canonical
+  // form; multi-pattern matches are joined on their shared variables (join_matches).
+  std::vector<Match> search(PatternSearchCache<Graph>& cache, std::size_t limit) const {
+    std::vector<Match> matches;
+    if (limit == 0) return matches;
+    if (!is_multi_pattern()) {
+      for (const SearchMatches& found : cache.search(canonical_[0], limit)) {
+        for (const Subst& subst : found.substs) {
+          if (matches.size() >= limit) return matches;
+          matches.push_back(Match{{found.eclass}, original_names(0, subst)});
+        }
+      }
+      return matches;
+    }
+    std::vector<std::vector<RootedSubst>> per_pattern(searchers_.size());
+    for (std::size_t i = 0; i < searchers_.size(); ++i) {
+      for (const SearchMatches& found : cache.search(canonical_[i], kNoLimit)) {
+        for (const Subst& subst : found.substs) {
+          per_pattern[i].push_back(RootedSubst{found.eclass, original_names(i, subst)});
+        }
+      }
+    }
+    return join_matches(per_pattern, limit);
+  }
+
+  // Applies one match if the condition allows; returns how many merges changed the e-graph.
+  std::size_t apply(Graph& egraph, const Match& match) const {
+    if (condition_ && !condition_(egraph, match)) return 0;
+    if (apply_function_) return apply_function_(egraph, match);
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i < appliers_.size(); ++i) {
+      EClassId id = appliers_[i].instantiate(egraph, match.subst);
+      if (egraph.merge(id, match.roots[i])) ++changed;
+    }
+    return changed;
+  }
+
+ private:
+  static std::vector<Pattern<Op>> parse_all(const std::vector<std::string_view>& texts) {
+    std::vector<Pattern<Op>> patterns;
+    patterns.reserve(texts.size());
+    for (std::string_view text : texts) patterns.push_back(Pattern<Op>::parse(text));
+    return patterns;
+  }
+
+  void check_searchers() {
+    if (searchers_.empty()) throw Error("rewrite '" + name_ + "' has no source pattern");
+    for (const Pattern<Op>& searcher : searchers_) canonical_.push_back(searcher.canonicalize());
+  }
+
+  bool binds(Var var) const {
+    for (const Pattern<Op>& searcher : searchers_) {
+      const std::vector<Var>& vars = searcher.vars();
+      if (std::find(vars.begin(), vars.end(), var) != vars.end()) return true;
+    }
+    return false;
+  }
+
+  // Renames a substitution of canonical searcher i (?0, ?1, ...) back to the rule's variables.
+  // By name, not position: another rule's pattern with the same canonical text may have listed
+  // its variables in another order.
+  Subst original_names(std::size_t i, const Subst& canonical) const {
+    const CanonicalPattern<Op>& pattern = canonical_[i];
+    const std::vector<Var>& canonical_vars = pattern.pattern.vars();
+    Subst renamed;
+    for (const Binding& binding : canonical) {
+      auto position = std::find(canonical_vars.begin(), canonical_vars.end(), binding.var) -
+                      canonical_vars.begin();
+      renamed.insert(pattern.original_vars[static_cast<std::size_t>(position)], binding.eclass);
+    }
+    return renamed;
+  }
+
+  std::string name_;
+  std::vector<Pattern<Op>> searchers_;
+  std::vector<CanonicalPattern<Op>> canonical_;
+  std::vector<Pattern<Op>> appliers_;
+  ApplyFunction apply_function_;
+  Condition condition_;
+};
+
+}  // namespace saturate::egraph

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "egraph/match.h"
+#include "egraph/pattern.h"
+
+namespace saturate::egraph {
+
+// Searches each canonical pattern (see Pattern::canonicalize) at most once per e-graph state, so
+// rules whose source patterns differ only in variable names share one search (TENSAT's
+// Algorithm 1, applied to single- and multi-pattern rules alike). Make a new cache whenever the
+// e-graph changes; the Runner makes one per iteration.
+template <typename Graph>
+class PatternSearchCache {
+ public:
+  using Op = typename Graph::Label;
+
+  explicit PatternSearchCache(const Graph& egraph) : egraph_(egraph) {}
+
+  // The matches of `pattern`, with variables named as in the canonical pattern. Searched with
+  // `limit` on first use; a later call with a larger limit searches again only if the first
+  // search was cut short. May hold more than `limit` substitutions; callers truncate.
+  const std::vector<SearchMatches>& search(const CanonicalPattern<Op>& pattern, std::size_t limit) {
+    auto [it, inserted] = entries_.try_emplace(pattern.key);
+    Entry& entry = it->second;
+    if (inserted || (!entry.complete && limit > entry.limit)) {
+      entry.matches = pattern.pattern.search(egraph_, limit);
+      std::size_t found = 0;
+      for (const SearchMatches& matches : entry.matches) found += matches.substs.size();
+      entry.limit = limit;
+      entry.complete = found < limit;
+      ++searches_;
+    } else {
+      ++reuses_;
+    }
+    return entry.matches;
+  }
+
+  const Graph& egraph() const { return egraph_; }
+  // How many searches ran, and how many requests were answered from earlier searches.
+  std::size_t searches() const { return searches_; }
+  std::size_t reuses() const { return reuses_; }
+
+ private:
+  struct Entry {
+    std::vector<SearchMatches> matches;
+    std::size_t limit = 0;
+    bool complete = false;
+  };
+
+  const Graph& egraph_;
+  std::unordered_map<std::string, Entry> entries_;  // once per rule and iteration: not hot
+  std::size_t searches_ = 0;
+  std::size_t reuses_ = 0;
+};
+
+}  // namespace saturate::egraph

@@ -1,0 +1,7 @@
+saturate_test(egraph_union_find_test saturate_egraph)
+saturate_test(egraph_core_test saturate_egraph)
+saturate_test(egraph_analysis_test saturate_egraph)
+saturate_test(egraph_ematch_test saturate_egraph)
+saturate_test(egraph_rewrite_test saturate_egraph)
+saturate_test(egraph_runner_test saturate_egraph nlohmann_json::nlohmann_json)
+saturate_test(egraph_math_test saturate_egraph)
