@@ -149,6 +149,7 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
     case OpKind::Constant:
     case OpKind::Noop:
     case OpKind::Reshape:  // a view of the same row-major buffer: nothing is computed or moved
+    case OpKind::Split:    // views of the input, as TASO's split: consumers read them in place
       return {};
 
     case OpKind::MatMul: {
@@ -199,7 +200,6 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
 
     case OpKind::Transpose:
     case OpKind::Concat:
-    case OpKind::Split:
     case OpKind::Merge:
       return {0, moved};
     case OpKind::Enlarge:
@@ -210,7 +210,11 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
 }
 
 Roofline AnalyticCostModel::roofline(const OpConfig& config) const {
-  if (ir::op_info(config.op).is_leaf() || config.op == OpKind::Noop) return {};
+  // A split launches nothing: its parts are views that consumers read in place (TASO prices it
+  // at zero too, which is what makes merging operators that share an input pay off).
+  if (ir::op_info(config.op).is_leaf() || config.op == OpKind::Noop || config.op == OpKind::Split) {
+    return {};
+  }
   OpWork w = work(config);
   bool contraction = ir::op_info(config.op).category == ir::OpCategory::Contraction;
   double gflops = contraction ? machine_.peak_gflops : machine_.elementwise_gflops;

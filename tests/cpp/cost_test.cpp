@@ -149,6 +149,10 @@ TEST(AnalyticWork, LayoutOperatorsOnlyMoveBytes) {
   EXPECT_EQ(reshape.work().bytes, 0);
   AnalyticCostModel model;
   EXPECT_DOUBLE_EQ(model.op_cost(reshape.view()), model.machine().launch_overhead_ms);
+  // The parts of a split are views too, read in place: no launch at all.
+  Config split(OpKind::Split, {f32({4, 6})}, {{"axis", int64_t{1}}, {"sizes", Dims{2, 4}}});
+  EXPECT_EQ(split.work().bytes, 0);
+  EXPECT_DOUBLE_EQ(model.op_cost(split.view()), 0);
 }
 
 TEST(AnalyticCost, LeavesAndNoopAreFree) {
@@ -396,7 +400,7 @@ TEST(GraphCost, EveryOperatorIsPriced) {
   EXPECT_EQ(cost.folded_operators, 0);
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& node = g.node(id);
-    bool is_free = op_info(node.op).is_leaf() || node.op == OpKind::Noop;
+    bool is_free = op_info(node.op).is_leaf() || node.op == OpKind::Noop || node.op == OpKind::Split;
     if (is_free) {
       EXPECT_EQ(cost.per_node[id], 0) << node.name();
     } else {
