@@ -6,7 +6,7 @@ set -euo pipefail
 apt_packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev coinor-libcbc-dev
   graphviz
 )
 missing=()

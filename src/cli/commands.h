@@ -9,5 +9,7 @@ namespace saturate::cli {
 void register_models_command(CLI::App& app);
 void register_show_command(CLI::App& app);
 void register_run_command(CLI::App& app);
+void register_optimize_command(CLI::App& app);
+void register_extract_command(CLI::App& app);
 
 }  // namespace saturate::cli

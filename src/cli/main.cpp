@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   saturate::cli::register_models_command(app);
   saturate::cli::register_show_command(app);
   saturate::cli::register_run_command(app);
+  saturate::cli::register_optimize_command(app);
+  saturate::cli::register_extract_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

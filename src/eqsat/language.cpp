@@ -20,7 +20,7 @@ Slot tensor_slot(std::string name) {
 
 // Tensors first, then attributes in registry order; TENSAT's own layouts where they differ.
 LanguageOp make_operator(const ir::OpInfo& info) {
-  LanguageOp op{info.name, LanguageOpKind::Operator, info.kind, {}, false, 0};
+  LanguageOp op{info.name, LanguageOpKind::Operator, info.kind, {}, {}, false, 0};
   auto add_tensors = [&] {
     int count = info.max_inputs == ir::OpInfo::kVariadic ? 1 : info.max_inputs;
     for (int i = 0; i < count; ++i) {
@@ -49,6 +49,7 @@ LanguageOp make_operator(const ir::OpInfo& info) {
       add_attributes();
       break;
   }
+  op.node_slots = op.slots;
   return op;
 }
 
@@ -66,15 +67,20 @@ struct Table {
     }
     // TENSAT's split cuts at the last concat boundary recorded on the axis.
     by_ir_op[static_cast<size_t>(ir::OpKind::Split)] = ops.size();
+    Slot axis{SlotKind::Attribute, "axis", ir::AttrKind::Int};
+    Slot cut{SlotKind::Attribute, "cut", ir::AttrKind::Int};
     ops.push_back({"split",
                    LanguageOpKind::Split,
                    ir::OpKind::Split,
-                   {{SlotKind::Attribute, "axis", ir::AttrKind::Int}, tensor_slot("x")}});
+                   {axis, tensor_slot("x")},
+                   {axis, cut, tensor_slot("x")}});
     for (int part = 0; part < 2; ++part) {
+      Slot parts{SlotKind::Tuple, "parts"};
       ops.push_back({"split_" + std::to_string(part),
                      LanguageOpKind::SplitProjection,
                      std::nullopt,
-                     {{SlotKind::Tuple, "parts"}},
+                     {parts},
+                     {parts},
                      false,
                      part});
     }

@@ -29,13 +29,18 @@ struct LanguageOp {
   std::string name;
   LanguageOpKind kind = LanguageOpKind::Operator;
   std::optional<ir::OpKind> ir_op;  // Operator only
-  std::vector<Slot> slots;
+  std::vector<Slot> slots;          // as rules write them
+  // The children of its e-nodes: the slots, except that a split also records where it cuts
+  // (axis, cut, x), so that its meaning cannot change when its input's class later gains other
+  // concat boundaries. Rules never write the cut: it is computed when a split is built.
+  std::vector<Slot> node_slots;
   bool variadic_tensors = false;  // the last slot repeats (concat)
   int projection = 0;             // SplitProjection: which part (split_0, split_1)
 };
 
 // The operators rules may use: every non-leaf IR operator, plus TENSAT's binary "split" (at
 // the last recorded concat boundary, producing a tuple) and its projections split_0/split_1.
+// An IR split with explicit sizes becomes a chain of binary splits.
 const LanguageOp* find_language_op(std::string_view name);
 const std::vector<LanguageOp>& language_ops();
 // The language op an IR operator maps to.

@@ -123,26 +123,24 @@ std::optional<int64_t> split_point(const TensorInfo& info, int axis) {
   return info.boundaries[axis].back();
 }
 
-std::array<TensorInfo, 2> split_parts(const TensorInfo& info, int axis) {
-  auto cut = split_point(info, axis);
-  if (!cut)
-    throw Error("split on axis " + std::to_string(axis) + " of " + ir::to_string(info.type) +
-                ": no concat boundary recorded there");
+std::array<TensorInfo, 2> split_parts(const TensorInfo& info, int axis, int64_t cut) {
+  if (axis < 0 || axis >= info.type.rank() || cut <= 0 || cut >= info.type.dims[axis]) {
+    throw Error("cannot split " + ir::to_string(info.type) + " on axis " + std::to_string(axis) +
+                " at " + std::to_string(cut));
+  }
   std::array<TensorInfo, 2> parts;
   for (int k = 0; k < 2; ++k) {
     ir::TensorType type = info.type;
-    type.dims[axis] = k == 0 ? *cut : info.type.dims[axis] - *cut;
+    type.dims[axis] = k == 0 ? cut : info.type.dims[axis] - cut;
     parts[k] = TensorInfo::of(type);
     for (int d = 0; d < info.type.rank(); ++d) {
       if (d != axis) {
         parts[k].boundaries[d] = info.boundaries[d];
         continue;
       }
-      const auto& offsets = info.boundaries[d];
-      for (size_t i = 0; i + 1 < offsets.size(); ++i) {
-        int64_t b = offsets[i];
-        if (k == 0 && b < *cut) parts[k].boundaries[d].push_back(b);
-        if (k == 1 && b > *cut) parts[k].boundaries[d].push_back(b - *cut);
+      for (int64_t b : info.boundaries[d]) {
+        if (k == 0 && b < cut) parts[k].boundaries[d].push_back(b);
+        if (k == 1 && b > cut) parts[k].boundaries[d].push_back(b - cut);
       }
     }
   }

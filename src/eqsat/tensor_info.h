@@ -32,7 +32,7 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
 // Where a binary split on `axis` cuts: the last recorded boundary, if any.
 std::optional<int64_t> split_point(const TensorInfo& info, int axis);
 
-// The two parts of a split at split_point; boundaries inside each part are kept, shifted.
-std::array<TensorInfo, 2> split_parts(const TensorInfo& info, int axis);
+// The two parts of a split at `cut`; boundaries inside each part are kept, shifted.
+std::array<TensorInfo, 2> split_parts(const TensorInfo& info, int axis, int64_t cut);
 
 }  // namespace saturate::eqsat

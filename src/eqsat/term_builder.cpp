@@ -28,9 +28,8 @@ const TensorInfo& TermBuilder::info(ir::ValueRef value) {
     const TensorInfo& input = info(node.inputs[0]);
     int axis = normalized_axis(node.attrs.get_int("axis"), input.type.rank());
     const auto& sizes = node.attrs.get_ints("sizes");
-    auto cut = split_point(input, axis);
-    if (sizes.size() == 2 && cut && *cut == sizes[0])
-      result = split_parts(input, axis)[value.output];
+    // Boundaries inside the parts are kept, as the e-graph's analysis keeps them.
+    if (sizes.size() == 2) result = split_parts(input, axis, sizes[0])[value.output];
   } else if (!node.inputs.empty()) {
     std::vector<const TensorInfo*> inputs;
     for (ir::ValueRef input : node.inputs) inputs.push_back(&info(input));

@@ -1,2 +1,3 @@
 saturate_test(eqsat_rule_file_test saturate_eqsat)
 saturate_test(eqsat_rules_soundness_test saturate_eqsat)
+saturate_test(eqsat_optimizer_test saturate_eqsat saturate_models)

@@ -1,0 +1,63 @@
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/text_table.h"
+#include "extract/egraph_json.h"
+#include "extract/extractor.h"
+#include "support/strings.h"
+
+namespace saturate::cli {
+namespace {
+
+struct ExtractCommandOptions {
+  std::string path;
+  std::string method = "ilp";
+  double time_limit = 60;
+  std::string cycles = "lazy";
+  std::string json_path;
+};
+
+void run_extract(const ExtractCommandOptions& options) {
+  extract::ExtractionGraph graph = extract::read_egraph_json(options.path);
+  extract::ExtractOptions settings;
+  settings.time_limit_seconds = options.time_limit;
+  settings.cycles =
+      extract::parse_cycle_handling(options.cycles == "int" ? "integer" : options.cycles);
+  extract::ExtractionResult result =
+      extract::make_extractor(options.method)->extract(graph, settings);
+
+  nlohmann::ordered_json report = extract::result_to_json(graph, result);
+  report["file"] = options.path;
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
+
+  TextTable table({"file", "method", "dag cost", "tree cost", "acyclic", "optimal", "seconds"});
+  table.add_row({options.path, result.method, format_fixed(result.dag_cost, 6),
+                 format_fixed(result.tree_cost, 6), result.acyclic ? "yes" : "no",
+                 result.proven_optimal ? "yes" : "no", format_fixed(result.seconds, 3)});
+  std::printf("%s", table.render().c_str());
+  std::printf("%zu e-classes, %zu e-nodes; status: %s\n", graph.class_count(), graph.node_count(),
+              result.status.c_str());
+  if (!options.json_path.empty()) std::printf("wrote %s\n", options.json_path.c_str());
+}
+
+}  // namespace
+
+void register_extract_command(CLI::App& app) {
+  auto options = std::make_shared<ExtractCommandOptions>();
+  auto* command = app.add_subcommand(
+      "extract", "Extract the cheapest term from a serialized e-graph (egraph-serialize JSON)");
+  command->add_option("FILE", options->path, "egraph-serialize JSON file")->required();
+  command->add_option("--method", options->method, "Extraction method")
+      ->check(CLI::IsMember({"bottom-up", "greedy-dag", "ilp"}))
+      ->capture_default_str();
+  command->add_option("--time-limit", options->time_limit, "ILP time limit (s)")
+      ->capture_default_str();
+  command->add_option("--ilp-cycles", options->cycles, "ILP cycle handling")
+      ->check(CLI::IsMember({"none", "lazy", "real", "int"}))
+      ->capture_default_str();
+  command->add_option("--json", options->json_path, "Write a JSON report");
+  command->callback([options] { run_extract(*options); });
+}
+
+}  // namespace saturate::cli

@@ -1,0 +1,204 @@
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/graph_loader.h"
+#include "cli/rules_loader.h"
+#include "cli/text_table.h"
+#include "cost/analytic_cost_model.h"
+#include "eqsat/optimizer.h"
+#include "ir/dot_writer.h"
+#include "ir/text_format.h"
+#include "runtime/graph_comparison.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace saturate::cli {
+namespace {
+
+struct OptimizeCommandOptions {
+  std::string graph;
+  bool reduced = false;
+  std::string output_path;
+  std::string json_path;
+  std::string dot_path;
+  std::string egraph_path;
+  std::vector<std::string> rule_files;
+  std::vector<std::string> tensat_multi_files;
+  size_t node_limit = 50'000;
+  size_t iteration_limit = 15;
+  size_t k_multi = 1;
+  double time_limit = 3600;
+  std::string cycle_filter = "efficient";
+  std::string extractor = "ilp";
+  std::string ilp_cycles = "none";
+  double ilp_time_limit = 600;
+  bool verify = false;
+  bool backoff = false;
+};
+
+// How much the optimized graph may differ from the original under --verify: rewrites change
+// the order of floating-point operations, and the comparison runs in float64.
+constexpr double kVerifyTolerance = 1e-6;
+
+void run_optimize(const OptimizeCommandOptions& options) {
+  ir::Graph graph = load_graph(options.graph, options.reduced);
+  eqsat::RuleSet rules = load_rule_sets(options.rule_files, options.tensat_multi_files);
+  cost::AnalyticCostModel model;
+
+  eqsat::OptimizeOptions settings;
+  settings.node_limit = options.node_limit;
+  settings.iteration_limit = options.iteration_limit;
+  settings.multi_pattern_iterations = options.k_multi;
+  settings.time_limit_seconds = options.time_limit;
+  settings.cycle_filter = options.cycle_filter == "vanilla" ? eqsat::CycleFilterMode::Vanilla
+                                                            : eqsat::CycleFilterMode::Efficient;
+  settings.extractor = options.extractor == "greedy" ? "greedy-dag" : options.extractor;
+  settings.ilp_cycles =
+      extract::parse_cycle_handling(options.ilp_cycles == "int" ? "integer" : options.ilp_cycles);
+  settings.ilp_time_limit_seconds = options.ilp_time_limit;
+  settings.backoff_scheduler = options.backoff;
+  settings.egraph_json_path = options.egraph_path;
+
+  std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules\n", graph.name().c_str(),
+               graph.num_operators(), rules.size());
+  eqsat::OptimizeResult result = eqsat::optimize(graph, rules, model, settings);
+
+  nlohmann::ordered_json report = {
+      {"model", graph.name()},
+      {"cost_model", model.name()},
+      {"original_cost", result.original_cost},
+      {"optimized_cost", result.optimized_cost},
+      {"speedup_percent", result.speedup_percent()},
+      {"original_ops", graph.num_operators()},
+      {"optimized_ops", result.graph.num_operators()},
+      {"egraph_nodes", result.exploration.egraph_nodes},
+      {"egraph_classes", result.exploration.egraph_classes},
+      {"iterations", result.exploration.iterations},
+      {"stop_reason",
+       result.exploration.stop_reason ? result.exploration.stop_reason->kind_name() : "not run"},
+      {"explore_seconds", result.explore_seconds},
+      {"extract_seconds", result.extract_seconds},
+      {"extractor", settings.extractor},
+      {"ilp_optimal", result.extraction.proven_optimal},
+      {"extraction_status", result.extraction.status},
+      {"extracted_dag_cost", result.extracted_dag_cost},
+      {"cycle_filter", std::string(eqsat::to_string(settings.cycle_filter))},
+      {"filtered_nodes", result.filtered_nodes},
+      {"cycle_prefilter_rejections", result.cycle_prefilter_rejections},
+      {"cycle_filter_seconds", result.cycle_filter_seconds},
+      {"node_limit", settings.node_limit},
+      {"iteration_limit", settings.iteration_limit},
+      {"k_multi", settings.multi_pattern_iterations},
+      {"verified", nullptr},
+      {"max_abs_error", nullptr}};
+  nlohmann::json rule_list = nlohmann::json::array();
+  for (const eqsat::RuleStats& rule : result.rules) {
+    if (rule.applied + rule.shape_rejected + rule.cycle_rejected + rule.condition_rejected +
+            rule.split_rejected ==
+        0) {
+      continue;
+    }
+    rule_list.push_back({{"rule", rule.rule},
+                         {"applied", rule.applied},
+                         {"shape_rejected", rule.shape_rejected},
+                         {"condition_rejected", rule.condition_rejected},
+                         {"cycle_rejected", rule.cycle_rejected},
+                         {"split_rejected", rule.split_rejected}});
+  }
+  report["rules"] = rule_list;
+  report["exploration"] = nlohmann::json::parse(result.exploration.to_json(true, -1));
+
+  bool verified = true;
+  if (options.verify) {
+    std::fprintf(stderr, "verifying: running both graphs in the reference interpreter\n");
+    runtime::GraphComparison comparison = runtime::compare_graphs(graph, result.graph);
+    verified = comparison.max_relative_error <= kVerifyTolerance;
+    report["verified"] = verified;
+    report["max_abs_error"] = comparison.max_abs_error;
+    report["max_relative_error"] = comparison.max_relative_error;
+    report["outputs_finite"] = comparison.finite;
+  }
+
+  // Outputs are written only once everything succeeded, each through a temporary file.
+  if (!options.output_path.empty())
+    write_file_atomically(options.output_path, ir::write_text(result.graph));
+  if (!options.dot_path.empty())
+    write_file_atomically(options.dot_path, ir::write_dot(result.graph));
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
+
+  TextTable table({"", "original", "optimized"});
+  table.add_row({"cost (ms, " + model.name() + ")", format_fixed(result.original_cost, 4),
+                 format_fixed(result.optimized_cost, 4)});
+  table.add_row({"operators", std::to_string(graph.num_operators()),
+                 std::to_string(result.graph.num_operators())});
+  std::printf("%s\n", table.render().c_str());
+  std::printf("speedup (cost model): %.2f%%\n", result.speedup_percent());
+  std::printf("exploration: %zu iterations, stopped by %s, %zu e-nodes, %zu e-classes, %.3f s\n",
+              result.exploration.iterations,
+              result.exploration.stop_reason ? result.exploration.stop_reason->to_string().c_str()
+                                             : "nothing",
+              result.exploration.egraph_nodes, result.exploration.egraph_classes,
+              result.explore_seconds);
+  std::printf("cycle filter (%s): %zu nodes filtered, %zu matches skipped\n",
+              std::string(eqsat::to_string(settings.cycle_filter)).c_str(), result.filtered_nodes,
+              result.cycle_prefilter_rejections);
+  std::printf("extraction (%s): %s%s, %.3f s\n", settings.extractor.c_str(),
+              result.extraction.status.c_str(),
+              result.extraction.proven_optimal ? ", proven optimal" : "", result.extract_seconds);
+  if (options.verify) {
+    std::printf(
+        "verify: %s (max abs error %.3g, max relative error %.3g%s)\n",
+        verified ? "ok" : "MISMATCH", report["max_abs_error"].get<double>(),
+        report["max_relative_error"].get<double>(),
+        report["outputs_finite"].get<bool>() ? "" : "; outputs not finite on random inputs");
+  }
+  if (!options.output_path.empty()) std::printf("wrote %s\n", options.output_path.c_str());
+  if (!options.json_path.empty()) std::printf("wrote %s\n", options.json_path.c_str());
+  if (!verified) throw Error("the optimized graph does not compute the same outputs");
+}
+
+}  // namespace
+
+void register_optimize_command(CLI::App& app) {
+  auto options = std::make_shared<OptimizeCommandOptions>();
+  auto* command = app.add_subcommand(
+      "optimize", "Optimize a graph by equality saturation and extraction; print what changed");
+  command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")->required();
+  command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
+  command->add_option("-o,--output", options->output_path, "Write the optimized graph (.sxp)");
+  command->add_option("--json", options->json_path, "Write a JSON report");
+  command->add_option("--dot", options->dot_path, "Write the optimized graph as Graphviz DOT");
+  command->add_option("--egraph-json", options->egraph_path,
+                      "Write the explored e-graph as egraph-serialize JSON");
+  command->add_option("--rules", options->rule_files,
+                      "Rule file (repeatable; default: the shipped library in rules/)");
+  command->add_option("--tensat-multi", options->tensat_multi_files,
+                      "TENSAT multi-pattern rule file (repeatable)");
+  command->add_option("--node-limit", options->node_limit, "E-graph node limit")
+      ->capture_default_str();
+  command->add_option("--iter-limit", options->iteration_limit, "Iteration limit")
+      ->capture_default_str();
+  command->add_option("--k-multi", options->k_multi, "Iterations in which multi-pattern rules run")
+      ->capture_default_str();
+  command->add_option("--time-limit", options->time_limit, "Exploration time limit (s)")
+      ->capture_default_str();
+  command->add_option("--cycle-filter", options->cycle_filter, "Cycle filtering")
+      ->check(CLI::IsMember({"efficient", "vanilla"}))
+      ->capture_default_str();
+  command->add_option("--extract", options->extractor, "Extraction method")
+      ->check(CLI::IsMember({"ilp", "greedy", "greedy-dag", "bottom-up"}))
+      ->capture_default_str();
+  command->add_option("--ilp-cycles", options->ilp_cycles, "ILP cycle constraints")
+      ->check(CLI::IsMember({"none", "lazy", "real", "int"}))
+      ->capture_default_str();
+  command->add_option("--ilp-time-limit", options->ilp_time_limit, "ILP time limit (s)")
+      ->capture_default_str();
+  command->add_flag("--backoff", options->backoff,
+                    "Use egg's backoff scheduler instead of applying every match");
+  command->add_flag("--verify", options->verify,
+                    "Run original and optimized graphs on the same random inputs and compare");
+  command->callback([options] { run_optimize(*options); });
+}
+
+}  // namespace saturate::cli

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "eqsat/rule_file.h"
+
+namespace saturate::cli {
+
+// The rule library shipped with Saturate: every .rules file in $SATURATE_RULES_DIR, or else in
+// the source tree's rules/ folder.
+std::string default_rules_dir();
+
+// Rule files named by the user (Saturate's format or TENSAT's single-pattern files) and TENSAT
+// multi-pattern files; the shipped library when both lists are empty.
+eqsat::RuleSet load_rule_sets(const std::vector<std::string>& rule_files,
+                              const std::vector<std::string>& tensat_multi_files);
+
+}  // namespace saturate::cli

@@ -1,0 +1,87 @@
+#include "eqsat/optimizer.h"
+
+#include <chrono>
+#include <memory>
+
+#include "cost/graph_cost.h"
+#include "eqsat/extraction_bridge.h"
+#include "eqsat/graph_conversion.h"
+#include "extract/egraph_json.h"
+#include "support/error.h"
+
+namespace saturate::eqsat {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost::CostModel& model,
+                        const OptimizeOptions& options) {
+  OptimizeResult result{graph, 0, 0, 0, {}, {}, {}, 0, 0, 0, 0, 0};
+  result.original_cost = cost::graph_cost(graph, model).total;
+
+  auto explore_start = std::chrono::steady_clock::now();
+  CycleFilter filter(options.cycle_filter);
+  RuleCompiler compiler(&filter);
+  std::vector<TensorRewrite> rewrites = compiler.compile(rules);
+
+  TensorRunner runner;
+  filter.attach(runner.egraph);
+  GraphRoot root = add_graph(runner.egraph, graph);
+  runner.roots.push_back(root.root);
+  runner.with_node_limit(options.node_limit)
+      .with_iteration_limit(options.iteration_limit)
+      .with_time_limit(std::chrono::duration<double>(options.time_limit_seconds))
+      .with_multi_pattern_iteration_limit(options.multi_pattern_iterations);
+  if (!options.backoff_scheduler)
+    runner.with_scheduler(std::make_unique<egraph::SimpleScheduler>());
+  runner.with_hook([&filter](TensorRunner& r) {
+    filter.begin_iteration(r.egraph);
+    return true;
+  });
+  runner.with_iteration_end_hook([&filter](TensorRunner& r) {
+    filter.remove_cycles(r.egraph);
+    return true;
+  });
+  runner.run(rewrites);
+  // Cycles can also come from the last iteration's congruence closure, or from a stop inside
+  // an iteration; the extractor must see an acyclic e-graph.
+  filter.remove_cycles(runner.egraph);
+  result.explore_seconds = seconds_since(explore_start);
+  result.exploration = runner.report();
+  result.rules = compiler.stats();
+  result.filtered_nodes = filter.filtered_count();
+  result.cycle_prefilter_rejections = filter.prefilter_rejections();
+  result.cycle_filter_seconds = filter.check_seconds() + filter.postpass_seconds();
+
+  auto extract_start = std::chrono::steady_clock::now();
+  ExtractionView view = make_extraction_view(runner.egraph, runner.egraph.find(root.root), model);
+  if (!options.egraph_json_path.empty()) {
+    extract::write_egraph_json(options.egraph_json_path, view.graph);
+  }
+  auto extractor = extract::make_extractor(options.extractor);
+  extract::ExtractOptions extract_options;
+  extract_options.time_limit_seconds = options.ilp_time_limit_seconds;
+  extract_options.cycles = options.ilp_cycles;
+  result.extraction = extractor->extract(view.graph, extract_options);
+  if (result.extraction.found && !result.extraction.acyclic &&
+      options.ilp_cycles == extract::CycleHandling::none && options.extractor == "ilp") {
+    // Filtering should have left no cycle; if one is chosen anyway, cut it lazily.
+    extract_options.cycles = extract::CycleHandling::lazy;
+    result.extraction = extractor->extract(view.graph, extract_options);
+  }
+  if (!result.extraction.found || !result.extraction.acyclic) {
+    throw Error("extraction (" + options.extractor +
+                ") found no acyclic graph: " + result.extraction.status);
+  }
+  result.extracted_dag_cost = result.extraction.dag_cost;
+  result.graph = extract_graph(runner.egraph, root, choice_of(view, result.extraction));
+  result.extract_seconds = seconds_since(extract_start);
+  result.optimized_cost = cost::graph_cost(result.graph, model).total;
+  return result;
+}
+
+}  // namespace saturate::eqsat

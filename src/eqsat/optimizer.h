@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "egraph/run_report.h"
+#include "eqsat/cycle_filter.h"
+#include "eqsat/rule_compiler.h"
+#include "eqsat/rule_file.h"
+#include "extract/extraction_result.h"
+#include "extract/extractor.h"
+#include "ir/graph.h"
+
+namespace saturate::eqsat {
+
+// The paper's settings are the defaults: 50,000 nodes, 15 iterations, multi-pattern rules in the
+// first iteration only, efficient cycle filtering, ILP extraction without cycle constraints.
+struct OptimizeOptions {
+  size_t node_limit = 50'000;
+  size_t iteration_limit = 15;
+  size_t multi_pattern_iterations = 1;  // k_multi
+  double time_limit_seconds = 3600;     // exploration
+  CycleFilterMode cycle_filter = CycleFilterMode::Efficient;
+  std::string extractor = "ilp";  // see extract::make_extractor
+  extract::CycleHandling ilp_cycles = extract::CycleHandling::none;
+  double ilp_time_limit_seconds = 600;
+  bool backoff_scheduler = false;  // TENSAT applies every match (egg's SimpleScheduler)
+  // When set, the explored e-graph is written there as egraph-serialize JSON (with costs and the
+  // filter list) before extraction, for other extractors and extraction-gym.
+  std::string egraph_json_path;
+};
+
+struct OptimizeResult {
+  ir::Graph graph;                // the extracted graph
+  double original_cost = 0;       // cost::graph_cost of the input, ms
+  double optimized_cost = 0;      // cost::graph_cost of the extracted graph, ms
+  double extracted_dag_cost = 0;  // what the extractor computed on the e-graph
+  egraph::RunReport exploration;  // iterations, stop reason, sizes, per-phase time
+  std::vector<RuleStats> rules;   // per rule: applied and rejected matches
+  extract::ExtractionResult extraction;
+  size_t filtered_nodes = 0;  // nodes the cycle filter hid
+  size_t cycle_prefilter_rejections = 0;
+  double cycle_filter_seconds = 0;
+  double explore_seconds = 0;
+  double extract_seconds = 0;
+
+  double speedup_percent() const {
+    return optimized_cost > 0 ? 100.0 * (original_cost / optimized_cost - 1.0) : 0.0;
+  }
+};
+
+// Equality saturation then extraction: the graph goes into an e-graph, the rules are applied
+// until a limit or saturation, and the cheapest equivalent graph under the cost model is taken
+// out. Throws saturate::Error when the graph cannot be represented or no graph is extracted.
+OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost::CostModel& model,
+                        const OptimizeOptions& options = {});
+
+}  // namespace saturate::eqsat

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "eqsat/cycle_filter.h"
+#include "eqsat/rule_file.h"
+#include "eqsat/tensor_egraph.h"
+
+namespace saturate::eqsat {
+
+// What happened to one rule's matches in a run, beyond the runner's own counts.
+struct RuleStats {
+  std::string rule;
+  size_t applied = 0;             // matches that changed the e-graph
+  size_t shape_rejected = 0;      // right-hand side did not type-check (TASO's shape rules)
+  size_t condition_rejected = 0;  // an `if` condition did not hold
+  size_t cycle_rejected = 0;      // applying would have closed a cycle
+  size_t split_rejected = 0;      // a matched split cuts elsewhere than the rule's concat
+};
+
+// Turns rules into e-graph rewrites whose applier, for each match: checks the rule's
+// conditions; checks that matched splits cut where the rule's own concats put the boundary;
+// type-checks the right-hand side from the classes' shape facts and rejects it if it does not
+// check; asks the cycle filter whether the new nodes would close a cycle; and only then adds the
+// right-hand side and merges it with the matched class. Nothing is added for a rejected match.
+class RuleCompiler {
+ public:
+  // `cycle_filter` may be null (no cycle checks before applying).
+  explicit RuleCompiler(CycleFilter* cycle_filter) : cycle_filter_(cycle_filter) {}
+
+  std::vector<TensorRewrite> compile(const RuleSet& rules);
+
+  // One entry per compiled rule, in compile() order; updated as the rewrites apply.
+  const std::vector<RuleStats>& stats() const { return *stats_; }
+
+ private:
+  CycleFilter* cycle_filter_;
+  std::shared_ptr<std::vector<RuleStats>> stats_ = std::make_shared<std::vector<RuleStats>>();
+};
+
+// The e-graph pattern of a rule's left-hand side (exposed for tests). Splits get a hidden
+// variable ?__cut<part>_<k> for the cut they record.
+egraph::Pattern<TensorOp> compile_pattern(const Term& lhs, size_t part);
+
+}  // namespace saturate::eqsat

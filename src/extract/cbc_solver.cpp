@@ -1,0 +1,188 @@
+#include "extract/cbc_solver.h"
+
+#include <CbcModel.hpp>
+#include <CbcSolver.hpp>
+#include <CoinPackedMatrix.hpp>
+#include <CoinPackedVector.hpp>
+#include <OsiClpSolverInterface.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "support/error.h"
+
+namespace saturate::extract {
+
+namespace {
+
+int ignore_progress(CbcModel* /*model*/, int /*where_from*/) {
+  return 0;
+}
+
+void load_problem(const MilpProblem& problem, OsiClpSolverInterface& solver) {
+  const int column_count = static_cast<int>(problem.columns.size());
+  CoinPackedMatrix matrix(false, 0, 0);  // row-ordered
+  matrix.setDimensions(0, column_count);
+  std::vector<double> row_lower, row_upper;
+  for (const auto& row : problem.rows) {
+    CoinPackedVector vector;
+    for (const auto& [column, coefficient] : row.terms) vector.insert(column, coefficient);
+    matrix.appendRow(vector);
+    row_lower.push_back(row.lower);
+    row_upper.push_back(row.upper);
+  }
+  std::vector<double> column_lower, column_upper, objective;
+  for (const auto& column : problem.columns) {
+    column_lower.push_back(column.lower);
+    column_upper.push_back(column.upper);
+    objective.push_back(column.objective);
+  }
+  solver.loadProblem(matrix, column_lower.data(), column_upper.data(), objective.data(),
+                     row_lower.data(), row_upper.data());
+  solver.setIntParam(OsiNameDiscipline, 2);  // keep names: warm starts are matched by name
+  for (int i = 0; i < column_count; ++i) {
+    if (problem.columns[i].integer) solver.setInteger(i);
+    solver.setColName(i, problem.columns[i].name);
+  }
+}
+
+std::string describe_status(const CbcModel& model) {
+  if (model.isProvenOptimal()) return "optimal";
+  if (model.isProvenInfeasible()) return "infeasible";
+  switch (model.secondaryStatus()) {
+    case 2:
+      return "gap limit";
+    case 3:
+      return "node limit";
+    case 4:
+      return "time limit";
+    case 5:
+      return "interrupted";
+    case 6:
+      return "solution limit";
+    case 7:
+      return "unbounded";
+    case 8:
+      return "iteration limit";
+    default:
+      return "stopped (CBC status " + std::to_string(model.status()) + ")";
+  }
+}
+
+std::string format_seconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f", std::max(seconds, 0.001));
+  return text;
+}
+
+}  // namespace
+
+MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& settings,
+                            const std::vector<double>& warm_start) {
+  if (!warm_start.empty() && warm_start.size() != problem.columns.size()) {
+    throw Error("solve_with_cbc: the warm start has " + std::to_string(warm_start.size()) +
+                " values for " + std::to_string(problem.columns.size()) + " columns");
+  }
+  OsiClpSolverInterface solver;
+  if (!settings.log) solver.messageHandler()->setLogLevel(0);
+  load_problem(problem, solver);
+
+  CbcModel model(solver);
+  CbcSolverUsefulData data;
+  data.noPrinting_ = !settings.log;
+  data.useSignalHandler_ = false;  // a library must leave the process's signals alone
+  CbcMain0(model, data);
+  if (!settings.log) {
+    model.messageHandler()->setLogLevel(0);
+    model.solver()->messageHandler()->setLogLevel(0);
+  }
+  if (!warm_start.empty()) {
+    std::vector<std::pair<std::string, double>> start;
+    start.reserve(warm_start.size());
+    for (std::size_t i = 0; i < warm_start.size(); ++i) {
+      start.emplace_back(problem.columns[i].name, warm_start[i]);
+    }
+    model.setMIPStart(start);
+  }
+
+  std::vector<std::string> arguments = {
+      "saturate", "-log", settings.log ? "1" : "0", "-timeMode", "elapsed", "-seconds",
+      format_seconds(settings.time_limit_seconds),
+      // CBC 2.10.8 can crash in CglPreProcess::postProcess
+      // after a time-limited run with a MIP start.
+      "-preprocess", "off", "-ratioGap", std::to_string(settings.relative_gap)};
+  if (settings.threads > 1) {
+    arguments.insert(arguments.end(), {"-threads", std::to_string(settings.threads)});
+  }
+  arguments.insert(arguments.end(), {"-solve", "-quit"});
+  std::vector<const char*> argv;
+  for (const auto& argument : arguments) argv.push_back(argument.c_str());
+  CbcMain1(static_cast<int>(argv.size()), argv.data(), model, ignore_progress, data);
+
+  MilpSolution solution;
+  solution.proven_optimal = model.isProvenOptimal();
+  solution.proven_infeasible = model.isProvenInfeasible();
+  solution.stopped_on_limit = model.status() == 1;
+  solution.status = describe_status(model);
+  solution.bound = model.getBestPossibleObjValue();
+  const double* best = model.bestSolution();
+  if (best != nullptr && model.getNumCols() == static_cast<int>(problem.columns.size())) {
+    solution.has_solution = true;
+    solution.values.assign(best, best + problem.columns.size());
+    solution.objective = 0;
+    for (std::size_t i = 0; i < problem.columns.size(); ++i) {
+      solution.objective += problem.columns[i].objective * solution.values[i];
+    }
+  }
+  if (!solution.has_solution) solution.proven_optimal = false;
+  return solution;
+}
+
+struct LpRelaxation::Solver {
+  OsiClpSolverInterface clp;
+};
+
+LpRelaxation::LpRelaxation(const MilpProblem& problem) : solver_(std::make_unique<Solver>()) {
+  solver_->clp.messageHandler()->setLogLevel(0);
+  load_problem(problem, solver_->clp);
+}
+
+LpRelaxation::~LpRelaxation() = default;
+
+bool LpRelaxation::solve() {
+  if (solved_once_) {
+    solver_->clp.resolve();
+  } else {
+    solver_->clp.initialSolve();
+    solved_once_ = true;
+  }
+  return solver_->clp.isProvenOptimal();
+}
+
+double LpRelaxation::objective() const {
+  return solver_->clp.getObjValue();
+}
+
+std::vector<double> LpRelaxation::values() const {
+  const double* values = solver_->clp.getColSolution();
+  return std::vector<double>(values, values + solver_->clp.getNumCols());
+}
+
+void LpRelaxation::add_row(const MilpProblem::Row& row) {
+  CoinPackedVector vector;
+  for (const auto& [column, coefficient] : row.terms) vector.insert(column, coefficient);
+  solver_->clp.addRow(vector, row.lower, row.upper);
+}
+
+void write_mps(const MilpProblem& problem, const std::string& path) {
+  OsiClpSolverInterface solver;
+  solver.messageHandler()->setLogLevel(0);
+  load_problem(problem, solver);
+  std::string stem = path;
+  if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".mps") stem.resize(stem.size() - 4);
+  solver.writeMps(stem.c_str(), "mps");
+}
+
+}  // namespace saturate::extract

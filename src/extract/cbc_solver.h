@@ -1,0 +1,41 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extract/milp_problem.h"
+
+namespace saturate::extract {
+
+// Solves a MILP with COIN-OR CBC in process, through CBC's standard driver (CbcMain1), so its
+// presolve, cut generators and heuristics are on as in the `cbc` program. `warm_start`, when not
+// empty, is a complete feasible assignment (one value per column) used as the first incumbent.
+MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& settings,
+                            const std::vector<double>& warm_start = {});
+
+// The LP relaxation of a MILP, solved with Clp and re-solved warm after rows are added: the
+// ILP extractor's cutting-plane loop separates cycle cuts on its solutions.
+class LpRelaxation {
+ public:
+  explicit LpRelaxation(const MilpProblem& problem);
+  ~LpRelaxation();
+  LpRelaxation(const LpRelaxation&) = delete;
+  LpRelaxation& operator=(const LpRelaxation&) = delete;
+
+  // Solves (warm after the first call); false when the LP is not solved to optimality.
+  bool solve();
+  double objective() const;
+  std::vector<double> values() const;
+  void add_row(const MilpProblem::Row& row);
+
+ private:
+  struct Solver;
+  std::unique_ptr<Solver> solver_;
+  bool solved_once_ = false;
+};
+
+// Writes the problem as a free-format MPS file (for running other solvers on the same model).
+void write_mps(const MilpProblem& problem, const std::string& path);
+
+}  // namespace saturate::extract

@@ -1,0 +1,107 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cost/analytic_cost_model.h"
+#include "eqsat/optimizer.h"
+#include "ir/graph_builder.h"
+#include "ir/text_format.h"
+#include "models/model_registry.h"
+#include "runtime/interpreter.h"
+
+using namespace saturate;
+using namespace saturate::eqsat;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+RuleSet library_rules() {
+  RuleSet set;
+  for (const auto& entry : fs::directory_iterator(fs::path(SATURATE_SOURCE_DIR) / "rules")) {
+    if (entry.path().extension() == ".rules") set.append(load_rules(entry.path().string()));
+  }
+  return set;
+}
+
+// Largest relative difference between the two graphs' outputs on the same random inputs.
+double max_output_difference(const ir::Graph& a, const ir::Graph& b) {
+  runtime::Interpreter interpreter(runtime::Precision::F64);
+  runtime::TensorMap feeds = runtime::random_feeds(a, 5);
+  runtime::TensorMap out_a = interpreter.run(a, feeds);
+  runtime::TensorMap out_b = interpreter.run(b, feeds);
+  double worst = 0;
+  for (const auto& [name, value] : out_a) {
+    worst = std::max(worst, runtime::max_relative_difference(out_b.at(name), value));
+  }
+  return worst;
+}
+
+cost::AnalyticCostModel cost_model;
+
+}  // namespace
+
+TEST(Optimizer, WithoutRulesExtractsTheSameGraph) {
+  ir::Graph graph = models::build_squeezenet({.reduced = true});
+  OptimizeResult result = optimize(graph, RuleSet{}, cost_model);
+  EXPECT_EQ(result.graph.op_histogram(), graph.op_histogram());
+  EXPECT_NEAR(result.optimized_cost, result.original_cost, 1e-12);
+  EXPECT_EQ(result.exploration.stop_reason->kind_name(), "saturated");
+  EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
+}
+
+TEST(Optimizer, MergesMatmulsThatShareAnInput) {
+  ir::GraphBuilder b("shared-input");
+  ir::ValueRef x = b.input("x", {256, 1024});
+  b.output("y1", b.matmul(x, b.weight({1024, 256}), ir::Activation::Relu));
+  b.output("y2", b.matmul(x, b.weight({1024, 256}), ir::Activation::Relu));
+  ir::Graph graph = std::move(b).finish();
+  OptimizeResult result = optimize(graph, library_rules(), cost_model);
+  std::string counts;
+  for (const RuleStats& rule : result.rules) {
+    counts += rule.rule + " applied " + std::to_string(rule.applied) + " shape-rejected " +
+              std::to_string(rule.shape_rejected) + " cycle-rejected " +
+              std::to_string(rule.cycle_rejected) + " split-rejected " +
+              std::to_string(rule.split_rejected) + "\n";
+  }
+  EXPECT_EQ(result.graph.op_histogram().at("matmul"), 1)
+      << ir::write_text(result.graph) << counts << result.exploration.to_string();
+  EXPECT_LT(result.optimized_cost, result.original_cost);
+  EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
+  size_t applied = 0;
+  for (const RuleStats& stats : result.rules) {
+    if (stats.rule == "merge-matmuls-sharing-left") applied = stats.applied;
+  }
+  EXPECT_GT(applied, 0u);
+}
+
+TEST(Optimizer, FusesActivationsIntoConvolutions) {
+  ir::GraphBuilder b("conv-relu");
+  ir::ValueRef x = b.input("x", {1, 4, 8, 8});
+  b.output("y", b.relu(b.conv(x, 8, 3, 3)));
+  ir::Graph graph = std::move(b).finish();
+  OptimizeResult result = optimize(graph, library_rules(), cost_model);
+  EXPECT_FALSE(result.graph.op_histogram().contains("relu")) << ir::write_text(result.graph);
+  EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
+}
+
+class EveryModelOptimizes : public ::testing::TestWithParam<models::ModelInfo> {};
+
+TEST_P(EveryModelOptimizes, ReducedModelKeepsItsNumbers) {
+  ir::Graph graph = GetParam().build({.reduced = true});
+  OptimizeOptions options;
+  options.node_limit = 5000;
+  options.iteration_limit = 5;
+  options.ilp_time_limit_seconds = 20;
+  for (CycleFilterMode mode : {CycleFilterMode::Efficient, CycleFilterMode::Vanilla}) {
+    options.cycle_filter = mode;
+    OptimizeResult result = optimize(graph, library_rules(), cost_model, options);
+    EXPECT_LE(result.optimized_cost, result.original_cost * (1 + 1e-9)) << to_string(mode);
+    if (GetParam().finite_on_random_inputs) {
+      EXPECT_LT(max_output_difference(graph, result.graph), 1e-9) << to_string(mode);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, EveryModelOptimizes, ::testing::ValuesIn(models::all_models()),
+                         [](const auto& param_info) { return param_info.param.name; });

@@ -1,0 +1,4 @@
+saturate_test(extract_graph_test saturate_extract)
+saturate_test(extract_json_test saturate_extract)
+saturate_test(extract_extractors_test saturate_extract)
+saturate_test(extract_data_test saturate_extract)

@@ -1,0 +1,108 @@
+"""saturate optimize and saturate extract, as a user runs them."""
+import json
+import pathlib
+
+import pytest
+
+SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared"
+REPORT_KEYS = {
+    "model", "original_cost", "optimized_cost", "speedup_percent", "egraph_nodes",
+    "egraph_classes", "iterations", "stop_reason", "explore_seconds", "extract_seconds",
+    "ilp_optimal", "verified", "max_abs_error",
+}
+
+
+def test_optimize_writes_report_graph_and_verifies(saturate, tmp_path):
+    report_path = tmp_path / "report.json"
+    graph_path = tmp_path / "optimized.sxp"
+    result = saturate("optimize", "nasrnn", "--reduced", "--verify", "--json", report_path,
+                      "-o", graph_path, "--extract", "greedy")
+    assert result.returncode == 0, result.stderr
+    assert "speedup (cost model)" in result.stdout
+    report = json.loads(report_path.read_text())
+    assert REPORT_KEYS <= set(report)
+    assert report["verified"] is True
+    assert report["max_abs_error"] < 1e-9
+    assert report["optimized_cost"] < report["original_cost"]
+    shown = json.loads(saturate("show", graph_path, "--json").stdout)
+    assert shown["ops"] == report["optimized_ops"]
+
+
+def test_optimize_with_ilp_reports_optimality(saturate, tmp_path):
+    report_path = tmp_path / "report.json"
+    result = saturate("optimize", "squeezenet", "--reduced", "--extract", "ilp",
+                      "--ilp-time-limit", "30", "--json", report_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["ilp_optimal"] is True
+    assert report["optimized_cost"] <= report["original_cost"]
+
+
+def test_optimize_reads_tensat_rule_files(saturate, tmp_path):
+    rules = SHARED / "data" / "tensat-rules"
+    if not rules.exists():
+        pytest.skip(f"TENSAT's rule files are not at {rules} (../shared absent)")
+    report_path = tmp_path / "report.json"
+    result = saturate("optimize", "nasrnn", "--reduced", "--extract", "greedy", "--verify",
+                      "--rules", rules / "converted.txt",
+                      "--tensat-multi", rules / "converted_multi.txt", "--json", report_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(report_path.read_text())["verified"] is True
+
+
+def one_error_line(result):
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.startswith("saturate:")]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_bad_rule_file_is_one_error_with_location(saturate, tmp_path):
+    rules = tmp_path / "bad.rules"
+    rules.write_text("ok: (relu ?x) => (relu ?x)\nbad: (relu ?x) => (frobnicate ?x)\n")
+    output = tmp_path / "never.sxp"
+    line = one_error_line(saturate("optimize", "nasrnn", "--rules", rules, "-o", output))
+    assert "bad.rules:2:" in line and "frobnicate" in line
+    assert not output.exists()
+
+
+def test_bad_limits_are_rejected(saturate):
+    assert saturate("optimize", "nasrnn", "--cycle-filter", "sometimes").returncode != 0
+    assert saturate("optimize", "nasrnn", "--extract", "magic").returncode != 0
+    assert saturate("optimize", "nasrnn", "--node-limit", "many").returncode != 0
+
+
+def test_extract_reads_egraph_serialize_files(saturate, tmp_path):
+    data = SHARED / "data" / "egraphs"
+    if not data.exists():
+        pytest.skip(f"the e-graph data is not at {data} (../shared absent)")
+    report_path = tmp_path / "r.json"
+    result = saturate("extract", data / "vgg_acyclic.json", "--method", "ilp", "--json",
+                      report_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["dag_cost"] == pytest.approx(4.866775, abs=1e-5)
+    assert report["proven_optimal"] is True
+
+
+def test_extract_round_trips_an_optimized_egraph(saturate, tmp_path):
+    egraph = tmp_path / "egraph.json"
+    report = tmp_path / "report.json"
+    assert saturate("optimize", "squeezenet", "--reduced", "--extract", "greedy",
+                    "--egraph-json", egraph, "--json", report).returncode == 0
+    for method in ("bottom-up", "greedy-dag", "ilp"):
+        result = saturate("extract", egraph, "--method", method, "--json", tmp_path / "x.json")
+        assert result.returncode == 0, result.stderr
+        extracted = json.loads((tmp_path / "x.json").read_text())
+        assert extracted["acyclic"] is True
+
+
+def test_extract_rejects_malformed_json(saturate, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"nodes": {"a": {"op": "x", "children": ["missing"], "eclass": "1", "cost": 1}},'
+                   ' "root_eclasses": ["1"]}')
+    line = one_error_line(saturate("extract", bad))
+    assert "bad.json" in line
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text('{"nodes": {')
+    assert "truncated.json" in one_error_line(saturate("extract", truncated))
