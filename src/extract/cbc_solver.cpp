@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "extract/solver_isolation.h"
 #include "support/error.h"
 
 namespace saturate::extract {
@@ -77,17 +78,17 @@ std::string format_seconds(double seconds) {
   return text;
 }
 
-}  // namespace
-
-MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& settings,
-                            const std::vector<double>& warm_start) {
-  if (!warm_start.empty() && warm_start.size() != problem.columns.size()) {
-    throw Error("solve_with_cbc: the warm start has " + std::to_string(warm_start.size()) +
-                " values for " + std::to_string(problem.columns.size()) + " columns");
-  }
+MilpSolution solve_in_process(const MilpProblem& problem, const MilpSettings& settings,
+                              const std::vector<double>& warm_start) {
   OsiClpSolverInterface solver;
   if (!settings.log) solver.messageHandler()->setLogLevel(0);
   load_problem(problem, solver);
+  // The root LP by dual simplex: Clp's automatic choice runs Idiot, whose crossover crashes in
+  // ClpPresolve (CBC 2.10.8) on some extraction models, NasRNN's among them.
+  ClpSolve root_lp;
+  root_lp.setSolveType(ClpSolve::useDual);
+  root_lp.setPresolveType(ClpSolve::presolveOff);
+  solver.setSolveOptions(root_lp);
 
   CbcModel model(solver);
   CbcSolverUsefulData data;
@@ -110,8 +111,8 @@ MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& sett
   std::vector<std::string> arguments = {
       "saturate", "-log", settings.log ? "1" : "0", "-timeMode", "elapsed", "-seconds",
       format_seconds(settings.time_limit_seconds),
-      // CBC 2.10.8 can crash in CglPreProcess::postProcess
-      // after a time-limited run with a MIP start.
+      // CBC 2.10.8 can crash in CglPreProcess::postProcess after a time-limited run with a MIP
+      // start.
       "-preprocess", "off", "-ratioGap", std::to_string(settings.relative_gap)};
   if (settings.threads > 1) {
     arguments.insert(arguments.end(), {"-threads", std::to_string(settings.threads)});
@@ -138,6 +139,17 @@ MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& sett
   }
   if (!solution.has_solution) solution.proven_optimal = false;
   return solution;
+}
+
+}  // namespace
+
+MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& settings,
+                            const std::vector<double>& warm_start) {
+  if (!warm_start.empty() && warm_start.size() != problem.columns.size()) {
+    throw Error("solve_with_cbc: the warm start has " + std::to_string(warm_start.size()) +
+                " values for " + std::to_string(problem.columns.size()) + " columns");
+  }
+  return solve_isolated([&] { return solve_in_process(problem, settings, warm_start); });
 }
 
 struct LpRelaxation::Solver {

@@ -11,6 +11,8 @@ namespace saturate::extract {
 // Solves a MILP with COIN-OR CBC in process, through CBC's standard driver (CbcMain1), so its
 // presolve, cut generators and heuristics are on as in the `cbc` program. `warm_start`, when not
 // empty, is a complete feasible assignment (one value per column) used as the first incumbent.
+// The solver runs in a child process (solver_isolation.h): a CBC crash yields no solution and a
+// status saying so, never a dead caller.
 MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& settings,
                             const std::vector<double>& warm_start = {});
 

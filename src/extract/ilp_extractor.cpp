@@ -174,8 +174,9 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
     // The reduction decided everything (only free classes are needed).
     ExtractionResult result = evaluate_choice(graph, model.choice({}));
     result.proven_optimal = usable(result);
-    return finish(std::move(result),
-                  result.proven_optimal ? "optimal (solved by the reduction)" : "no extraction");
+    std::string outcome =
+        result.proven_optimal ? "optimal (solved by the reduction)" : "no extraction";
+    return finish(std::move(result), std::move(outcome));
   }
 
   CutPool pool(model);
@@ -228,7 +229,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
     if (proven) {
       status = "optimal";
     } else if (cyclic_solution.found) {
-      status += "; the solver's last solution has a cycle, the best acyclic one is kept";
+      status = "solver: " + status + ", but its solution has a cycle; kept the best acyclic one";
     }
   } else if (cyclic_solution.found) {
     result = std::move(cyclic_solution);

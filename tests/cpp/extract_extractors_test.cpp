@@ -236,6 +236,16 @@ TEST(Extractors, NoExtractionWhenEverythingIsFilteredOrCyclic) {
   EXPECT_NE(ilp.status.find("infeasible"), std::string::npos) << ilp.status;
 }
 
+TEST(Extractors, TheReductionAloneCanDecide) {
+  // Weight-only subgraphs cost nothing (folded at compile time): no variable is needed.
+  const ExtractionGraph graph =
+      make_graph({{"W", "weight", {}, 0}, {"R", "concat", {"W", "W"}, 0}}, {"R"});
+  const ExtractionResult ilp = IlpExtractor().extract(graph, ilp_options());
+  EXPECT_TRUE(ilp.found && ilp.acyclic && ilp.proven_optimal);
+  EXPECT_DOUBLE_EQ(ilp.dag_cost, 0);
+  EXPECT_NE(ilp.status.find("reduction"), std::string::npos) << ilp.status;
+}
+
 TEST(Extractors, ZeroTimeLimitReturnsTheWarmStart) {
   const ExtractionGraph graph = sibling_sharing_graph();
   ExtractOptions options;
