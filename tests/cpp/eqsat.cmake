@@ -1,3 +1,4 @@
 saturate_test(eqsat_rule_file_test saturate_eqsat)
 saturate_test(eqsat_rules_soundness_test saturate_eqsat)
 saturate_test(eqsat_optimizer_test saturate_eqsat saturate_models)
+saturate_test(eqsat_cycle_filter_test saturate_eqsat)
