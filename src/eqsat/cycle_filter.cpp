@@ -12,6 +12,52 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// A class on the depth-first stack, with the edge (visible node, child) to take next.
+struct Frame {
+  EClassId id;
+  size_t node = 0;
+  size_t child = 0;
+};
+
+// Iterative depth-first search over every class, through the children of visible nodes.
+// `on_back_edge(stack, child)` sees each edge to a class still on the stack (a cycle) and may
+// stop the search by returning false; `on_finish(id)` sees each class once all it reaches is
+// done (post-order). Returns whether the search ran to the end.
+template <typename OnBackEdge, typename OnFinish>
+bool depth_first(const TensorEGraph& egraph, OnBackEdge on_back_edge, OnFinish on_finish) {
+  std::vector<uint8_t> state(egraph.id_bound(), 0);  // 0 new, 1 on the stack, 2 done
+  std::vector<Frame> stack;
+  for (const auto& eclass : egraph.classes()) {
+    if (state[eclass.id.index()] != 0) continue;
+    stack.push_back({eclass.id});
+    state[eclass.id.index()] = 1;
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      const auto& nodes = egraph.eclass(frame.id).nodes;
+      if (frame.node >= nodes.size()) {
+        state[frame.id.index()] = 2;
+        on_finish(frame.id);
+        stack.pop_back();
+        continue;
+      }
+      const TensorNode& node = nodes[frame.node];
+      if (!egraph.is_visible(frame.id, node) || frame.child >= node.children.size()) {
+        ++frame.node;
+        frame.child = 0;
+        continue;
+      }
+      EClassId child = egraph.find(node.children[frame.child++]);
+      if (state[child.index()] == 0) {
+        state[child.index()] = 1;
+        stack.push_back({child});
+      } else if (state[child.index()] == 1 && !on_back_edge(stack, child)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string_view to_string(CycleFilterMode mode) {
@@ -40,39 +86,10 @@ void CycleFilter::begin_iteration(const TensorEGraph& egraph) {
   if (mode_ == CycleFilterMode::Efficient) {
     // Post-order numbering: every class gets a number above all its descendants'.
     order_.assign(egraph.id_bound(), kUnordered);
-    std::vector<uint8_t> open(egraph.id_bound(), 0);
     uint32_t next = 0;
-    struct Frame {
-      EClassId id;
-      size_t node = 0;
-      size_t child = 0;
-    };
-    std::vector<Frame> stack;
-    for (const auto& eclass : egraph.classes()) {
-      if (open[eclass.id.index()] != 0) continue;
-      stack.push_back({eclass.id});
-      open[eclass.id.index()] = 1;
-      while (!stack.empty()) {
-        Frame& frame = stack.back();
-        const auto& nodes = egraph.eclass(frame.id).nodes;
-        if (frame.node >= nodes.size()) {
-          order_[frame.id.index()] = next++;
-          stack.pop_back();
-          continue;
-        }
-        const TensorNode& node = nodes[frame.node];
-        if (!egraph.is_visible(frame.id, node) || frame.child >= node.children.size()) {
-          ++frame.node;
-          frame.child = 0;
-          continue;
-        }
-        EClassId child = egraph.find(node.children[frame.child++]);
-        if (open[child.index()] == 0) {
-          open[child.index()] = 1;
-          stack.push_back({child});
-        }
-      }
-    }
+    depth_first(
+        egraph, [](const std::vector<Frame>&, EClassId) { return true; },
+        [&](EClassId id) { order_[id.index()] = next++; });
   }
   check_seconds_ += seconds_since(start);
 }
@@ -114,54 +131,21 @@ size_t CycleFilter::remove_cycles(TensorEGraph& egraph) {
   auto start = std::chrono::steady_clock::now();
   recanonicalize(egraph);
   size_t removed = 0;
-  // Iterative DFS; a child that is still open closes a cycle, whose edges are on the stack.
-  for (bool again = true; again;) {
-    again = false;
-    std::vector<uint8_t> state(egraph.id_bound(), 0);
-    struct Frame {
-      EClassId id;
-      size_t node = 0;
-      size_t child = 0;
-    };
-    std::vector<Frame> stack;
-    for (const auto& eclass : egraph.classes()) {
-      if (state[eclass.id.index()] != 0) continue;
-      stack.push_back({eclass.id});
-      state[eclass.id.index()] = 1;
-      while (!stack.empty() && !again) {
-        Frame& frame = stack.back();
-        const auto& nodes = egraph.eclass(frame.id).nodes;
-        if (frame.node >= nodes.size()) {
-          state[frame.id.index()] = 2;
-          stack.pop_back();
-          continue;
-        }
-        const TensorNode& node = nodes[frame.node];
-        if (!egraph.is_visible(frame.id, node) || frame.child >= node.children.size()) {
-          ++frame.node;
-          frame.child = 0;
-          continue;
-        }
-        EClassId child = egraph.find(node.children[frame.child++]);
-        if (state[child.index()] == 0) {
-          state[child.index()] = 1;
-          stack.push_back({child});
-        } else if (state[child.index()] == 1) {
-          // The cycle: the frames from `child` to the top, each through its current node.
-          size_t first = stack.size();
-          while (first > 0 && stack[first - 1].id != child) --first;
-          const TensorNode* victim = nullptr;
-          for (size_t k = first - 1; k < stack.size(); ++k) {
-            const TensorNode& candidate = egraph.eclass(stack[k].id).nodes[stack[k].node];
-            if (victim == nullptr || !existing_at_start_.contains(candidate)) victim = &candidate;
-          }
-          filtered_.insert(*victim);
-          ++removed;
-          again = true;
-        }
-      }
-      if (again) break;
+  // A back edge closes a cycle: the frames from the child to the top, each through its current
+  // node. One node of it goes on the filter list and the search starts over, until none is left.
+  auto cut_cycle = [&](const std::vector<Frame>& stack, EClassId child) {
+    size_t first = stack.size();
+    while (first > 0 && stack[first - 1].id != child) --first;
+    const TensorNode* victim = nullptr;
+    for (size_t k = first - 1; k < stack.size(); ++k) {
+      const TensorNode& candidate = egraph.eclass(stack[k].id).nodes[stack[k].node];
+      if (victim == nullptr || !existing_at_start_.contains(candidate)) victim = &candidate;
     }
+    filtered_.insert(*victim);
+    ++removed;
+    return false;
+  };
+  while (!depth_first(egraph, cut_cycle, [](EClassId) {})) {
   }
   postpass_seconds_ += seconds_since(start);
   return removed;
