@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,11 @@ struct ModelInfo {
   // so each layer cubes magnitudes and any input scale overflows or underflows to zero.
   bool finite_on_random_inputs = true;
 };
+
+// Prints the model's name (GoogleTest uses it to show parameterized test values).
+inline void PrintTo(const ModelInfo& model, std::ostream* out) {
+  *out << model.name;
+}
 
 // The bundled benchmark models, in a stable order: the 7 paper models, ResNet-50, MobileNetV2,
 // the transformer encoder block.
