@@ -11,6 +11,10 @@ int main(int argc, char** argv) {
       "(.sxp)."};
   app.set_version_flag("--version", "saturate 0.1.0");
   app.require_subcommand(1);
+  // One line per error, like every other error the tool reports.
+  app.failure_message([](const CLI::App*, const CLI::Error& error) {
+    return "saturate: error: " + std::string(error.what()) + " (see --help)\n";
+  });
   saturate::cli::register_models_command(app);
   saturate::cli::register_show_command(app);
   saturate::cli::register_run_command(app);
