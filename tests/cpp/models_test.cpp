@@ -31,12 +31,6 @@ Dims output_dims(const Graph& graph, size_t index = 0) {
 
 }  // namespace
 
-namespace saturate::models {
-// gtest prints parameters in failure messages; the name says enough.
-void PrintTo(const ModelInfo& model, std::ostream* os) {
-  *os << model.name;
-}
-}  // namespace saturate::models
 
 namespace {
 
