@@ -5,6 +5,7 @@
 #include "cli/text_table.h"
 #include "extract/egraph_json.h"
 #include "extract/extractor.h"
+#include "support/error.h"
 #include "support/strings.h"
 
 namespace saturate::cli {
@@ -27,6 +28,10 @@ void run_extract(const ExtractCommandOptions& options) {
   extract::ExtractionResult result =
       extract::make_extractor(options.method)->extract(graph, settings);
 
+  if (!result.found || !result.acyclic) {
+    throw Error(options.path + ": no acyclic extraction covers the roots (" + result.method + ": " +
+                result.status + ")");
+  }
   nlohmann::ordered_json report = extract::result_to_json(graph, result);
   report["file"] = options.path;
   if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");

@@ -106,3 +106,16 @@ def test_extract_rejects_malformed_json(saturate, tmp_path):
     truncated = tmp_path / "truncated.json"
     truncated.write_text('{"nodes": {')
     assert "truncated.json" in one_error_line(saturate("extract", truncated))
+
+
+def test_extract_refuses_a_root_that_only_cycles(saturate, tmp_path):
+    cyclic = tmp_path / "cycle.json"
+    cyclic.write_text(
+        '{"nodes": {"a": {"op": "f", "children": ["b"], "eclass": "A", "cost": 1},'
+        ' "b": {"op": "g", "children": ["a"], "eclass": "B", "cost": 1}},'
+        ' "root_eclasses": ["A"]}')
+    report = tmp_path / "report.json"
+    for method in ("bottom-up", "greedy-dag", "ilp"):
+        line = one_error_line(saturate("extract", cyclic, "--method", method, "--json", report))
+        assert "cycle.json" in line and "acyclic" in line
+        assert not report.exists()
