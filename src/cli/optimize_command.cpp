@@ -83,6 +83,8 @@ void run_optimize(const OptimizeCommandOptions& options) {
       {"ilp_optimal", result.extraction.proven_optimal},
       {"extraction_status", result.extraction.status},
       {"extracted_dag_cost", result.extracted_dag_cost},
+      {"extracted_graph_cost", result.extracted_graph_cost},
+      {"kept_original", result.kept_original},
       {"cycle_filter", std::string(eqsat::to_string(settings.cycle_filter))},
       {"filtered_nodes", result.filtered_nodes},
       {"cycle_prefilter_rejections", result.cycle_prefilter_rejections},
@@ -134,6 +136,10 @@ void run_optimize(const OptimizeCommandOptions& options) {
                  std::to_string(result.graph.num_operators())});
   std::printf("%s\n", table.render().c_str());
   std::printf("speedup (cost model): %.2f%%\n", result.speedup_percent());
+  if (result.kept_original) {
+    std::printf("the extracted graph cost %.4f ms, more than the original: kept the original\n",
+                result.extracted_graph_cost);
+  }
   std::printf("exploration: %zu iterations, stopped by %s, %zu e-nodes, %zu e-classes, %.3f s\n",
               result.exploration.iterations,
               result.exploration.stop_reason ? result.exploration.stop_reason->to_string().c_str()

@@ -20,7 +20,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost::CostModel& model,
                         const OptimizeOptions& options) {
-  OptimizeResult result{graph, 0, 0, 0, {}, {}, {}, 0, 0, 0, 0, 0};
+  OptimizeResult result{graph, 0, 0, 0, 0, false, {}, {}, {}, 0, 0, 0, 0, 0};
   result.original_cost = cost::graph_cost(graph, model).total;
 
   auto explore_start = std::chrono::steady_clock::now();
@@ -80,7 +80,13 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   result.extracted_dag_cost = result.extraction.dag_cost;
   result.graph = extract_graph(runner.egraph, root, choice_of(view, result.extraction));
   result.extract_seconds = seconds_since(extract_start);
-  result.optimized_cost = cost::graph_cost(result.graph, model).total;
+  result.extracted_graph_cost = cost::graph_cost(result.graph, model).total;
+  result.optimized_cost = result.extracted_graph_cost;
+  if (result.extracted_graph_cost > result.original_cost) {
+    result.graph = graph;
+    result.optimized_cost = result.original_cost;
+    result.kept_original = true;
+  }
   return result;
 }
 

@@ -33,10 +33,14 @@ struct OptimizeOptions {
 };
 
 struct OptimizeResult {
-  ir::Graph graph;                // the extracted graph
-  double original_cost = 0;       // cost::graph_cost of the input, ms
-  double optimized_cost = 0;      // cost::graph_cost of the extracted graph, ms
-  double extracted_dag_cost = 0;  // what the extractor computed on the e-graph
+  ir::Graph graph;                  // the extracted graph
+  double original_cost = 0;         // cost::graph_cost of the input, ms
+  double optimized_cost = 0;        // cost::graph_cost of the extracted graph, ms
+  double extracted_dag_cost = 0;    // what the extractor computed on the e-graph
+  double extracted_graph_cost = 0;  // cost::graph_cost of the extracted graph
+  // The extracted graph cost more than the input (greedy extraction can do that: it cannot see
+  // sharing), so the input is returned unchanged.
+  bool kept_original = false;
   egraph::RunReport exploration;  // iterations, stop reason, sizes, per-phase time
   std::vector<RuleStats> rules;   // per rule: applied and rejected matches
   extract::ExtractionResult extraction;
@@ -53,7 +57,8 @@ struct OptimizeResult {
 
 // Equality saturation then extraction: the graph goes into an e-graph, the rules are applied
 // until a limit or saturation, and the cheapest equivalent graph under the cost model is taken
-// out. Throws saturate::Error when the graph cannot be represented or no graph is extracted.
+// out; never a graph that costs more than the input. Throws saturate::Error when the graph
+// cannot be represented or no graph is extracted.
 OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost::CostModel& model,
                         const OptimizeOptions& options = {});
 
