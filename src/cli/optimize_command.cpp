@@ -23,6 +23,7 @@ struct OptimizeCommandOptions {
   std::string json_path;
   std::string dot_path;
   std::string egraph_path;
+  std::string egraph_dot_path;
   std::vector<std::string> rule_files;
   std::vector<std::string> tensat_multi_files;
   size_t node_limit = 50'000;
@@ -59,6 +60,7 @@ void run_optimize(const OptimizeCommandOptions& options) {
   settings.ilp_time_limit_seconds = options.ilp_time_limit;
   settings.backoff_scheduler = options.backoff;
   settings.egraph_json_path = options.egraph_path;
+  settings.egraph_dot_path = options.egraph_dot_path;
 
   std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules\n", graph.name().c_str(),
                graph.num_operators(), rules.size());
@@ -177,6 +179,8 @@ void register_optimize_command(CLI::App& app) {
   command->add_option("--dot", options->dot_path, "Write the optimized graph as Graphviz DOT");
   command->add_option("--egraph-json", options->egraph_path,
                       "Write the explored e-graph as egraph-serialize JSON");
+  command->add_option("--egraph-dot", options->egraph_dot_path,
+                      "Write the explored e-graph as Graphviz DOT");
   command->add_option("--rules", options->rule_files,
                       "Rule file (repeatable; default: the shipped library in rules/)");
   command->add_option("--tensat-multi", options->tensat_multi_files,

@@ -4,10 +4,12 @@
 #include <memory>
 
 #include "cost/graph_cost.h"
+#include "eqsat/egraph_dot.h"
 #include "eqsat/extraction_bridge.h"
 #include "eqsat/graph_conversion.h"
 #include "extract/egraph_json.h"
 #include "support/error.h"
+#include "support/strings.h"
 
 namespace saturate::eqsat {
 namespace {
@@ -59,6 +61,10 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
 
   auto extract_start = std::chrono::steady_clock::now();
   ExtractionView view = make_extraction_view(runner.egraph, runner.egraph.find(root.root), model);
+  if (!options.egraph_dot_path.empty()) {
+    write_file_atomically(options.egraph_dot_path,
+                          write_egraph_dot(runner.egraph, runner.egraph.find(root.root)));
+  }
   if (!options.egraph_json_path.empty()) {
     extract::write_egraph_json(options.egraph_json_path, view.graph);
   }

@@ -30,6 +30,8 @@ struct OptimizeOptions {
   // When set, the explored e-graph is written there as egraph-serialize JSON (with costs and the
   // filter list) before extraction, for other extractors and extraction-gym.
   std::string egraph_json_path;
+  // When set, the explored e-graph is written there as Graphviz DOT.
+  std::string egraph_dot_path;
 };
 
 struct OptimizeResult {

@@ -1,6 +1,8 @@
 """saturate optimize and saturate extract, as a user runs them."""
 import json
 import pathlib
+import shutil
+import subprocess
 
 import pytest
 
@@ -119,3 +121,17 @@ def test_extract_refuses_a_root_that_only_cycles(saturate, tmp_path):
         line = one_error_line(saturate("extract", cyclic, "--method", method, "--json", report))
         assert "cycle.json" in line and "acyclic" in line
         assert not report.exists()
+
+
+def test_optimize_draws_the_egraph(saturate, tmp_path):
+    dot_path = tmp_path / "egraph.dot"
+    result = saturate("optimize", "vgg19", "--reduced", "--extract", "greedy",
+                      "--egraph-dot", dot_path)
+    assert result.returncode == 0, result.stderr
+    text = dot_path.read_text()
+    assert text.startswith("digraph egraph")
+    assert "subgraph cluster_" in text and "conv2d" in text
+    if shutil.which("dot") is None:
+        pytest.skip("graphviz 'dot' is not installed (scripts/setup.sh installs it)")
+    rendered = subprocess.run(["dot", "-Tsvg", str(dot_path)], capture_output=True, text=True)
+    assert rendered.returncode == 0, rendered.stderr
