@@ -5,18 +5,15 @@
 
 #include "ir/graph_builder.h"
 #include "runtime/interpreter.h"
+#include "runtime_test_support.h"
 
 using namespace saturate::ir;
 using namespace saturate::runtime;
-using ::testing::DoubleNear;
 using ::testing::ElementsAreArray;
-using ::testing::Pointwise;
+
+using saturate::runtime::testing_support::run_y;
 
 namespace {
-
-Tensor run_y(const Graph& graph, const TensorMap& feeds) {
-  return Interpreter({Precision::F64}).run(graph, feeds).at("y");
-}
 
 // Layout operators move values without arithmetic, so results must be exact.
 void expect_exact(const Tensor& t, const Dims& dims, const std::vector<double>& values) {

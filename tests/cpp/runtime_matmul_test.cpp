@@ -4,11 +4,12 @@
 
 #include "ir/graph_builder.h"
 #include "runtime/interpreter.h"
+#include "runtime_test_support.h"
 
 using namespace saturate::ir;
 using namespace saturate::runtime;
-using ::testing::DoubleNear;
-using ::testing::Pointwise;
+
+using saturate::runtime::testing_support::expect_values;
 
 namespace {
 
@@ -16,11 +17,6 @@ Tensor matmul(const Tensor& a, const Tensor& c, Activation activation = Activati
   GraphBuilder b("mm");
   b.output("y", b.matmul(b.input("a", a.dims), b.weight(c.dims, "b"), activation));
   return Interpreter({Precision::F64}).run(b.graph(), {{"a", a}, {"b", c}}).at("y");
-}
-
-void expect_values(const Tensor& t, const Dims& dims, const std::vector<double>& values) {
-  EXPECT_EQ(t.dims, dims);
-  EXPECT_THAT(t.data, Pointwise(DoubleNear(1e-12), values));
 }
 
 }  // namespace

@@ -7,22 +7,15 @@
 
 #include "ir/graph_builder.h"
 #include "runtime/interpreter.h"
+#include "runtime_test_support.h"
 
 using namespace saturate::ir;
 using namespace saturate::runtime;
-using ::testing::DoubleNear;
-using ::testing::Pointwise;
+
+using saturate::runtime::testing_support::expect_values;
+using saturate::runtime::testing_support::run_y;
 
 namespace {
-
-Tensor run_y(const Graph& graph, const TensorMap& feeds) {
-  return Interpreter({Precision::F64}).run(graph, feeds).at("y");
-}
-
-void expect_values(const Tensor& t, const Dims& dims, const std::vector<double>& values) {
-  EXPECT_EQ(t.dims, dims);
-  EXPECT_THAT(t.data, Pointwise(DoubleNear(1e-12), values));
-}
 
 Tensor vec(std::vector<double> values) {
   const auto n = static_cast<int64_t>(values.size());

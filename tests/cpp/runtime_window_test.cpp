@@ -5,18 +5,14 @@
 
 #include "ir/graph_builder.h"
 #include "runtime/interpreter.h"
+#include "runtime_test_support.h"
 
 using namespace saturate::ir;
 using namespace saturate::runtime;
-using ::testing::DoubleNear;
-using ::testing::Pointwise;
+
+using saturate::runtime::testing_support::expect_values;
 
 namespace {
-
-void expect_values(const Tensor& t, const Dims& dims, const std::vector<double>& values) {
-  EXPECT_EQ(t.dims, dims);
-  EXPECT_THAT(t.data, Pointwise(DoubleNear(1e-12), values));
-}
 
 std::vector<double> iota(int64_t count, double start = 1) {
   std::vector<double> values;
