@@ -197,6 +197,15 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
     case OpKind::ReduceMean:
       // One add per input element, one multiply by 1 / count per output element.
       return {elements(in[0]) + elements(out), moved};
+    case OpKind::Attention: {
+      // Two contractions plus the scaled softmax over the scores, which stay on chip: only
+      // q, k, v and the output move (the point of fusing).
+      double d = static_cast<double>(in[0].dims.back());
+      double n = static_cast<double>(in[1].dims.back());
+      double e = static_cast<double>(out.dims.back());
+      double scores = elements(out) / e * n;
+      return {2 * scores * d + (kSoftmaxFlops + kDivFlops) * scores + 2 * scores * e, moved};
+    }
 
     case OpKind::Transpose:
     case OpKind::Concat:

@@ -75,6 +75,14 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
       carry(out, output, b, b.type.rank() - 1, rank - 1);
       break;
     }
+    case ir::OpKind::Attention: {
+      // Rows follow q's, columns v's, like the two matmuls it fuses.
+      const TensorInfo& q = *inputs[0];
+      const TensorInfo& v = *inputs[2];
+      carry(out, output, q, q.type.rank() - 2, rank - 2);
+      carry(out, output, v, v.type.rank() - 1, rank - 1);
+      break;
+    }
     case ir::OpKind::Conv2d:
       carry(out, output, *inputs[0], 0, 0);
       carry(out, output, *inputs[1], 0, 1);  // output channels follow the weight's

@@ -169,6 +169,10 @@ ValueRef GraphBuilder::softmax(ValueRef x, int64_t axis) {
   return apply(OpKind::Softmax, {x}, {{"axis", axis}});
 }
 
+ValueRef GraphBuilder::attention(ValueRef q, ValueRef k, ValueRef v, double scale) {
+  return apply(OpKind::Attention, {q, k, v}, {{"scale", scale}});
+}
+
 ValueRef GraphBuilder::layernorm(ValueRef x, double epsilon) {
   const Dims& in = dims(x);
   if (in.empty()) throw Error("layernorm: input must have rank >= 1");

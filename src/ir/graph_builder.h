@@ -58,6 +58,8 @@ class GraphBuilder {
   ValueRef softmax(ValueRef x, int64_t axis = -1);
   // Layer normalization over the last axis with fresh scale and bias weights.
   ValueRef layernorm(ValueRef x, double epsilon = 1e-5);
+  // softmax(q k / scale) v with k already transposed.
+  ValueRef attention(ValueRef q, ValueRef k, ValueRef v, double scale);
   ValueRef reduce_mean(ValueRef x, std::vector<int64_t> axes, bool keepdims = true);
   ValueRef noop(ValueRef a, ValueRef b);
 

@@ -43,8 +43,10 @@ enum class OpKind : uint16_t {
   Softmax,
   LayerNorm,
   ReduceMean,
+  // Fused scaled dot-product attention (what PyPM's attention rule produces).
+  Attention,
 };
 
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::ReduceMean) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::Attention) + 1;
 
 }  // namespace saturate::ir

@@ -335,6 +335,13 @@ Types reduce_mean(const Types& in, const Attributes& attrs) {
   return {TensorType{x.dtype, out}};
 }
 
+// softmax(q k / scale) v over the last two axes; k comes already transposed, (..., d, n).
+Types attention(const Types& in, const Attributes& attrs) {
+  if (attrs.get_float("scale") == 0) shape_error("attention needs a non-zero scale");
+  Types scores = matmul({in[0], in[1]}, attrs);
+  return matmul({scores[0], in[2]}, attrs);
+}
+
 Types clip(const Types& in, const Attributes& attrs) {
   if (attrs.get_float("min") > attrs.get_float("max")) {
     shape_error("clip min " + format_double(attrs.get_float("min")) + " exceeds max " +
@@ -583,6 +590,15 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Reduction,
        "Mean over the given axes.",
        reduce_mean},
+      {OpKind::Attention,
+       "attention",
+       3,
+       3,
+       {"q", "k", "v"},
+       {with_default("scale", AttrKind::Float, 1.0)},
+       OpCategory::Contraction,
+       "softmax(q k / scale, last axis) v; k is given transposed, (..., d, n).",
+       attention},
   };
   return ops;
 }

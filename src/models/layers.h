@@ -21,4 +21,9 @@ ir::ValueRef flatten(ir::GraphBuilder& builder, ir::ValueRef x);
 // bias add broadcasting a fresh (out) weight.
 ir::ValueRef dense(ir::GraphBuilder& builder, ir::ValueRef x, int64_t out_features);
 
+// Multi-head self-attention on a (sequence, model) input, unfused as a framework writes it:
+// q, k, v projections, heads split by reshape + transpose (keys transposed to (h, d, s)),
+// matmul, divide by sqrt(d_head), softmax, matmul, heads joined, output projection.
+ir::ValueRef self_attention(ir::GraphBuilder& builder, ir::ValueRef x, int64_t heads);
+
 }  // namespace saturate::models

@@ -23,6 +23,9 @@ const std::vector<ModelInfo>& all_models() {
        build_mobilenet_v2},
       {"transformer", "Transformer encoder block: sequence 128, dim 512, 8 heads, FFN 2048", 0,
        build_transformer},
+      {"transformer_decomposed",
+       "The transformer block as an exporter writes it: layer norm, GELU and attention unfused", 0,
+       build_transformer_decomposed},
   };
   return models;
 }

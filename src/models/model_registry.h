@@ -15,6 +15,9 @@ struct ModelOptions {
   // channel counts and hidden sizes, so the reference interpreter runs it in well under a
   // second. Used by tests.
   bool reduced = false;
+  // Repeated blocks, for models built from a repeated layer (transformer_decomposed); 0 means
+  // the model's own default. Used to build large graphs for matching benchmarks.
+  int layers = 0;
 };
 
 struct ModelInfo {
@@ -48,5 +51,6 @@ ir::Graph build_vgg19(const ModelOptions& options);
 ir::Graph build_resnet50(const ModelOptions& options);
 ir::Graph build_mobilenet_v2(const ModelOptions& options);
 ir::Graph build_transformer(const ModelOptions& options);
+ir::Graph build_transformer_decomposed(const ModelOptions& options);
 
 }  // namespace saturate::models

@@ -138,6 +138,8 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
                                  attrs.get_float("epsilon"))};
     case OpKind::ReduceMean:
       return {kernels::reduce_mean(*in[0], attrs.get_ints("axes"), out_dims)};
+    case OpKind::Attention:
+      return {kernels::attention(*in[0], *in[1], *in[2], attrs.get_float("scale"), out_dims)};
   }
   throw Error(describe(node) + ": the interpreter does not know this operator");
 }

@@ -58,4 +58,9 @@ Tensor layernorm(const Tensor& x, const Tensor& scale, const Tensor& bias, int64
                  double epsilon);
 Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, const ir::Dims& out_dims);
 
+// attention_kernel.cpp
+// softmax(q k / scale) v, composed from the matmul and softmax kernels.
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
+                 const ir::Dims& out_dims);
+
 }  // namespace saturate::runtime::kernels

@@ -380,6 +380,7 @@ TEST(GraphCost, EveryOperatorIsPriced) {
                                   b.softmax(v),
                                   b.layernorm(v),
                                   b.reduce_mean(x, {2, 3}, false),
+                                  b.attention(v, v, v, 2.0),
                                   b.noop(v, v)};
   // Weight-transform operators, fed by an input so that they are not folded.
   ValueRef kernel = b.input("k", {4, 2, 1, 1});
@@ -400,7 +401,8 @@ TEST(GraphCost, EveryOperatorIsPriced) {
   EXPECT_EQ(cost.folded_operators, 0);
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& node = g.node(id);
-    bool is_free = op_info(node.op).is_leaf() || node.op == OpKind::Noop || node.op == OpKind::Split;
+    bool is_free =
+        op_info(node.op).is_leaf() || node.op == OpKind::Noop || node.op == OpKind::Split;
     if (is_free) {
       EXPECT_EQ(cost.per_node[id], 0) << node.name();
     } else {

@@ -288,6 +288,16 @@ const std::vector<ValidCase>& valid_cases() {
        {f32({1, 8, 7, 7})},
        {{"axes", Dims{2, 3}}},
        {f32({1, 8, 1, 1})}},
+      {"attention heads",
+       OpKind::Attention,
+       {f32({4, 8, 16}), f32({4, 16, 10}), f32({4, 10, 6})},
+       {{"scale", 4.0}},
+       {f32({4, 8, 6})}},
+      {"attention broadcast keys",
+       OpKind::Attention,
+       {f32({2, 3, 5}), f32({5, 7}), f32({7, 2})},
+       {},
+       {f32({2, 3, 2})}},
   };
   return cases;
 }
@@ -609,6 +619,22 @@ const std::vector<ErrorCase>& error_cases() {
        {},
        {"element types differ: f64[2 4] and f32[4]"}},
 
+      {"attention key width",
+       OpKind::Attention,
+       {f32({4, 8, 16}), f32({4, 15, 10}), f32({4, 10, 6})},
+       {},
+       {"matmul inner dimensions differ"}},
+      {"attention value rows",
+       OpKind::Attention,
+       {f32({4, 8, 16}), f32({4, 16, 10}), f32({4, 9, 6})},
+       {},
+       {"matmul inner dimensions differ"}},
+      {"attention zero scale",
+       OpKind::Attention,
+       {f32({8, 16}), f32({16, 10}), f32({10, 6})},
+       {{"scale", 0.0}},
+       {"attention needs a non-zero scale"}},
+
       {"reduce_mean repeat",
        OpKind::ReduceMean,
        {f32({2, 3, 4})},
@@ -774,7 +800,7 @@ TEST(OpRegistry, CategoriesTheCostModelRelyOn) {
     if (info.category == OpCategory::Contraction) contractions.insert(info.kind);
   }
   EXPECT_EQ(leaves, (std::set<OpKind>{OpKind::Input, OpKind::Weight, OpKind::Constant}));
-  EXPECT_EQ(contractions, (std::set<OpKind>{OpKind::MatMul, OpKind::Conv2d}));
+  EXPECT_EQ(contractions, (std::set<OpKind>{OpKind::MatMul, OpKind::Conv2d, OpKind::Attention}));
 }
 
 // ---------------------------------------------------------------------------------------------

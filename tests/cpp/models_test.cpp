@@ -31,7 +31,6 @@ Dims output_dims(const Graph& graph, size_t index = 0) {
 
 }  // namespace
 
-
 namespace {
 
 class EveryModel : public testing::TestWithParam<ModelInfo> {};
@@ -91,9 +90,10 @@ INSTANTIATE_TEST_SUITE_P(Models, EveryModel, testing::ValuesIn(all_models()),
 TEST(ModelRegistry, ListsTheModelsInOrderWithUniqueNames) {
   std::vector<std::string> names;
   for (const auto& model : all_models()) names.push_back(model.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"bert", "nasrnn", "nasnet_a", "resnext50",
-                                             "inception_v3", "squeezenet", "vgg19", "resnet50",
-                                             "mobilenet_v2", "transformer"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"bert", "nasrnn", "nasnet_a", "resnext50", "inception_v3",
+                                      "squeezenet", "vgg19", "resnet50", "mobilenet_v2",
+                                      "transformer", "transformer_decomposed"}));
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
 }
 
@@ -174,6 +174,22 @@ TEST(ModelShapes, Transformer) {
   EXPECT_EQ(histogram.at("layernorm"), 2);
   EXPECT_EQ(histogram.at("gelu"), 1);
   EXPECT_EQ(graph.nodes_of(OpKind::Constant).size(), 1u);
+}
+
+TEST(ModelShapes, TransformerDecomposedComputesWhatTheFusedBlockDoes) {
+  Graph graph = build("transformer_decomposed", false);
+  EXPECT_EQ(output_dims(graph), (Dims{128, 512}));
+  auto histogram = graph.op_histogram();
+  EXPECT_FALSE(histogram.contains("layernorm"));
+  EXPECT_FALSE(histogram.contains("gelu"));
+  EXPECT_EQ(histogram.at("softmax"), 2);  // two layers by default
+  EXPECT_EQ(histogram.at("erf"), 2);
+  EXPECT_EQ(histogram.at("reduce_mean"), 8);
+  EXPECT_EQ(histogram.at("pow"), 2);  // one of the two layer norms squares by pow
+  // More layers on request, for matching benchmarks.
+  Graph deep = saturate::models::find_model("transformer_decomposed")
+                   ->build(ModelOptions{.reduced = true, .layers = 6});
+  EXPECT_EQ(deep.op_histogram().at("softmax"), 6);
 }
 
 }  // namespace
