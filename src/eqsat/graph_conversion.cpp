@@ -121,12 +121,15 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
     if (node.op.kind == TensorOp::Kind::Leaf) {
       const LeafTensor& leaf = node.op.leaf_tensor();
       if (leaf.op == ir::OpKind::Constant) {
-        value = {graph.add_node(ir::OpKind::Constant, {},
-                                {{"shape", leaf.type.dims},
-                                 {"value", leaf.value},
-                                 {"dtype", std::string(ir::to_string(leaf.type.dtype))}},
-                                {leaf.name}),
-                 0};
+        value = {
+            graph.add_node(ir::OpKind::Constant, {},
+                           {{"shape", leaf.type.dims},
+                            {"value", leaf.value},
+                            {"dtype", std::string(ir::to_string(leaf.type.dtype))}},
+                           // Constants are not fed by name, and an operator built
+                           // earlier may already carry an automatic name like theirs.
+                           {graph.find_value(leaf.name) ? graph.fresh_name(leaf.name) : leaf.name}),
+            0};
       } else if (leaf.op == ir::OpKind::Weight) {
         value = graph.add_weight(leaf.name, leaf.type.dims, leaf.type.dtype);
       } else {
