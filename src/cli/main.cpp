@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
     return "saturate: error: " + std::string(error.what()) + " (see --help)\n";
   });
   saturate::cli::register_models_command(app);
+  saturate::cli::register_ops_command(app);
   saturate::cli::register_show_command(app);
   saturate::cli::register_run_command(app);
   saturate::cli::register_optimize_command(app);

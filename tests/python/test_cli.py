@@ -153,3 +153,15 @@ def test_bad_arguments_are_one_error_line(saturate):
 def test_unwritable_output_is_an_error(saturate, tmp_path):
     line = one_error_line(saturate("show", "nasrnn", "--dot", tmp_path / "missing-dir" / "g.dot"))
     assert "g.dot" in line
+
+
+def test_ops_json_lists_every_operator_with_its_signature(saturate):
+    result = saturate("ops", "--json")
+    assert result.returncode == 0, result.stderr
+    ops = {op["name"]: op for op in json.loads(result.stdout)}
+    assert {"matmul", "conv2d", "attention", "layernorm"} <= set(ops)
+    conv = ops["conv2d"]
+    assert (conv["min_inputs"], conv["max_inputs"]) == (2, 2)
+    assert {a["name"] for a in conv["attributes"]} >= {"stride_h", "stride_w", "padding", "activation"}
+    assert ops["concat"]["max_inputs"] == -1  # variadic
+    assert ops["input"]["leaf"] and not ops["relu"]["leaf"]
