@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "egraph/id.h"
@@ -31,6 +32,9 @@ struct RootedSubst {
 struct Match {
   SmallVector<EClassId, 2> roots;
   Subst subst;
+  // What a custom searcher found beyond class bindings (PyPM's operator variables, say), for
+  // its own applier; empty for pattern searchers.
+  std::shared_ptr<const void> payload;
 
   EClassId root() const { return roots[0]; }
 };

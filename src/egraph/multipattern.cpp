@@ -40,7 +40,7 @@ std::vector<Match> join_matches(std::span<const std::vector<RootedSubst>> per_pa
   if (per_pattern.empty() || limit == 0) return partial;
   for (const RootedSubst& match : per_pattern[0]) {
     if (per_pattern.size() == 1 && partial.size() >= limit) break;
-    partial.push_back(Match{{match.root}, match.subst});
+    partial.push_back(Match{{match.root}, match.subst, nullptr});
   }
   for (std::size_t i = 1; i < per_pattern.size(); ++i) {
     const std::vector<RootedSubst>& next = per_pattern[i];

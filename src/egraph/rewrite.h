@@ -43,6 +43,9 @@ class Rewrite {
   using Graph = EGraph<Op, A>;
   using Condition = std::function<bool(const Graph&, const Match&)>;
   using ApplyFunction = std::function<std::size_t(Graph&, const Match&)>;
+  // A searcher that is not an e-matching pattern (PyPM's backtracking matcher): returns at most
+  // `limit` matches of the clean e-graph.
+  using SearchFunction = std::function<std::vector<Match>(const Graph&, std::size_t limit)>;
 
   static Rewrite parse(std::string name, std::string_view searcher, std::string_view applier) {
     return parse_multi(std::move(name), {searcher}, {applier});
@@ -86,6 +89,12 @@ class Rewrite {
     check_searchers();
   }
 
+  // A rewrite with its own searcher and applier.
+  Rewrite(std::string name, SearchFunction searcher, ApplyFunction applier)
+      : name_(std::move(name)),
+        search_function_(std::move(searcher)),
+        apply_function_(std::move(applier)) {}
+
   // Matches are applied only where the condition holds (checked at apply time, on the e-graph
   // as the earlier applications of the iteration left it).
   Rewrite& with_condition(Condition condition) & {
@@ -113,11 +122,12 @@ class Rewrite {
   std::vector<Match> search(PatternSearchCache<Graph>& cache, std::size_t limit) const {
     std::vector<Match> matches;
     if (limit == 0) return matches;
+    if (search_function_) return search_function_(cache.egraph(), limit);
     if (!is_multi_pattern()) {
       for (const SearchMatches& found : cache.search(canonical_[0], limit)) {
         for (const Subst& subst : found.substs) {
           if (matches.size() >= limit) return matches;
-          matches.push_back(Match{{found.eclass}, original_names(0, subst)});
+          matches.push_back(Match{{found.eclass}, original_names(0, subst), nullptr});
         }
       }
       return matches;
@@ -185,6 +195,7 @@ class Rewrite {
   std::vector<Pattern<Op>> searchers_;
   std::vector<CanonicalPattern<Op>> canonical_;
   std::vector<Pattern<Op>> appliers_;
+  SearchFunction search_function_;
   ApplyFunction apply_function_;
   Condition condition_;
 };

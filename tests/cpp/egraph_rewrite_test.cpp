@@ -37,6 +37,29 @@ TEST(Rewrite, AppliesAndMergesWithTheMatchedClass) {
   EXPECT_EQ(apply_all(egraph, commute), 0u);  // nothing new the second time
 }
 
+TEST(Rewrite, CustomSearcherHandsItsPayloadToTheApplier) {
+  // A searcher that is not a pattern (PyPM's matcher plugs in this way): it finds the class of
+  // `a` and passes the term to add along with the match.
+  Graph egraph;
+  EClassId a = add(egraph, "a");
+  egraph.rebuild();
+  Rw custom(
+      "custom",
+      [a](const Graph&, std::size_t limit) {
+        std::vector<Match> matches;
+        if (limit > 0) matches.push_back(Match{{a}, {}, std::make_shared<std::string>("(f b)")});
+        return matches;
+      },
+      [](Graph& graph, const Match& match) -> std::size_t {
+        const auto& text = *static_cast<const std::string*>(match.payload.get());
+        return graph.merge(graph.add_term(Term<Symbol>::parse(text)), match.root()) ? 1 : 0;
+      });
+  EXPECT_FALSE(custom.is_multi_pattern());
+  EXPECT_TRUE(custom.search(egraph, 0).empty());
+  EXPECT_EQ(apply_all(egraph, custom), 1u);
+  EXPECT_TRUE(egraph.equivalent(a, add(egraph, "(f b)")));
+}
+
 TEST(Rewrite, RejectsUnboundRightHandSideVariables) {
   EXPECT_THROW(Rw::parse("bad", "(f ?x)", "(g ?y)"), Error);
   EXPECT_THROW(Rw::parse_multi("bad", {"(f ?x)", "(g ?x)"}, {"(h ?x)"}), Error);
