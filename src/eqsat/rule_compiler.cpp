@@ -188,6 +188,48 @@ bool has_split(const Term& term) {
   return false;
 }
 
+// Plans a right-hand side for the class `matched`: it must type-check to the matched class's
+// type, and (with a filter) adding it must not close a cycle. Counts a rejection in `counts`.
+bool plan_replacement(SidePlanner& plan, const TensorEGraph& egraph, const Term& rhs,
+                      EClassId matched, CycleFilter* filter, RuleStats& counts) {
+  EClassId root = egraph.find(matched);
+  const TensorData& root_data = egraph.data(root);
+  if (!plan.plan(rhs) || root_data.kind != TensorData::Kind::Tensor ||
+      plan.planned()[plan.root()].data.kind != TensorData::Kind::Tensor ||
+      !(plan.planned()[plan.root()].data.info.type == root_data.info.type)) {
+    ++counts.shape_rejected;
+    return false;
+  }
+  if (filter == nullptr) return true;
+  const auto& planned = plan.planned();
+  const Planned& top = planned[plan.root()];
+  bool cycle = false;
+  if (top.existing) {
+    EClassId other = egraph.find(*top.existing);
+    cycle = other != root &&
+            (filter->reaches(egraph, other, root) || filter->reaches(egraph, root, other));
+  } else {
+    // Only the children of new nodes can lead back to the matched class.
+    for (const Planned& entry : planned) {
+      if (entry.existing || entry.term->kind != Term::Kind::Apply) continue;
+      for (size_t child : entry.children) {
+        const Planned& c = planned[child];
+        if (c.existing && c.data.kind != TensorData::Kind::Attribute &&
+            filter->reaches(egraph, *c.existing, root)) {
+          cycle = true;
+        }
+      }
+      if (cycle) break;
+    }
+  }
+  if (cycle) {
+    filter->count_rejection();
+    ++counts.cycle_rejected;
+    return false;
+  }
+  return true;
+}
+
 struct CompiledRule {
   std::vector<RewriteRule> parts;
   std::vector<Condition> conditions;
@@ -196,6 +238,16 @@ struct CompiledRule {
 };
 
 }  // namespace
+
+size_t apply_replacement(TensorEGraph& egraph, const Match& match, const Term& rhs,
+                         CycleFilter* filter, RuleStats& counts) {
+  SidePlanner plan(egraph, match, true);
+  if (!plan_replacement(plan, egraph, rhs, match.root(), filter, counts)) return 0;
+  EClassId id = instantiate(egraph, plan.planned(), plan.root());
+  if (!egraph.merge(id, match.root())) return 0;
+  ++counts.applied;
+  return 1;
+}
 
 egraph::Pattern<TensorOp> compile_pattern(const Term& lhs, size_t part) {
   egraph::PatternAst<TensorOp> ast;
@@ -254,41 +306,9 @@ std::vector<TensorRewrite> RuleCompiler::compile(const RuleSet& rules) {
       plans.reserve(rule->parts.size());
       for (size_t p = 0; p < rule->parts.size(); ++p) {
         plans.emplace_back(egraph, match, true);
-        EClassId root = egraph.find(match.roots[p]);
-        const TensorData& root_data = egraph.data(root);
-        if (!plans.back().plan(rule->parts[p].rhs) || root_data.kind != TensorData::Kind::Tensor ||
-            plans.back().planned()[plans.back().root()].data.kind != TensorData::Kind::Tensor ||
-            !(plans.back().planned()[plans.back().root()].data.info.type == root_data.info.type)) {
-          ++counts.shape_rejected;
+        if (!plan_replacement(plans.back(), egraph, rule->parts[p].rhs, match.roots[p], filter,
+                              counts)) {
           return 0;
-        }
-        if (filter != nullptr) {
-          const auto& planned = plans.back().planned();
-          const Planned& top = planned[plans.back().root()];
-          bool cycle = false;
-          if (top.existing) {
-            EClassId other = egraph.find(*top.existing);
-            cycle = other != root &&
-                    (filter->reaches(egraph, other, root) || filter->reaches(egraph, root, other));
-          } else {
-            // Only the children of new nodes can lead back to the matched class.
-            for (const Planned& entry : planned) {
-              if (entry.existing || entry.term->kind != Term::Kind::Apply) continue;
-              for (size_t child : entry.children) {
-                const Planned& c = planned[child];
-                if (c.existing && c.data.kind != TensorData::Kind::Attribute &&
-                    filter->reaches(egraph, *c.existing, root)) {
-                  cycle = true;
-                }
-              }
-              if (cycle) break;
-            }
-          }
-          if (cycle) {
-            filter->count_rejection();
-            ++counts.cycle_rejected;
-            return 0;
-          }
         }
       }
       size_t changed = 0;

@@ -40,6 +40,13 @@ class RuleCompiler {
   std::shared_ptr<std::vector<RuleStats>> stats_ = std::make_shared<std::vector<RuleStats>>();
 };
 
+// Adds `rhs` (its variables bound by match.subst as ?name) and merges it with the matched class,
+// after the same checks compiled rules make: it must type-check to the class's type and must
+// not close a cycle. Counts the outcome in `counts`; returns 1 if the e-graph changed. This is
+// how rules from elsewhere (PyPM) are applied non-destructively.
+size_t apply_replacement(TensorEGraph& egraph, const egraph::Match& match, const Term& rhs,
+                         CycleFilter* filter, RuleStats& counts);
+
 // The e-graph pattern of a rule's left-hand side (exposed for tests). Splits get a hidden
 // variable ?__cut<part>_<k> for the cut they record.
 egraph::Pattern<TensorOp> compile_pattern(const Term& lhs, size_t part);
