@@ -1,0 +1,63 @@
+#pragma once
+
+// Values and evaluation of guard and attribute expressions (docs/PYPM.md §1 and §3,
+// "Expression values"). Evaluation reads variables through an ExprScope, so that the same code
+// serves both matchers and the rewriter's rule guards.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/attribute.h"
+#include "ir/op_kind.h"
+#include "ir/op_registry.h"
+#include "ir/tensor_type.h"
+#include "pm/core.h"
+#include "pm/function_ref.h"
+
+namespace saturate::pm {
+
+using ExprValue = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>>;
+
+// "int", "float", "bool", "string", "list of ints".
+std::string kind_name(const ExprValue& value);
+// Python-like text: 3, 2.5, True, "relu", [1, 0].
+std::string to_string(const ExprValue& value);
+
+// What an expression can read about its variables. Term variables are graph values; `op_of` and
+// `attrs_of` describe the node producing them. Op variables are operator symbols.
+class ExprScope {
+ public:
+  virtual ~ExprScope() = default;
+  virtual size_t num_variables() const = 0;
+  virtual const Var& variable(uint32_t var) const = 0;
+  virtual bool is_bound(uint32_t var) const = 0;
+  virtual const ir::TensorType& type_of(uint32_t term_var) const = 0;
+  virtual ir::OpKind op_of(uint32_t var) const = 0;
+  virtual const ir::Attributes& attrs_of(uint32_t var) const = 0;
+};
+
+// Builds the "where" prefix of an error message, only when there is an error.
+using ErrorPlace = FunctionRef<std::string()>;
+
+// Throws PatternError (prefixed by `where()`) on a type error, an unbound variable, a missing
+// attribute, an index out of range, division by zero or integer overflow.
+ExprValue evaluate(const Expr& expr, const ExprScope& scope, ErrorPlace where);
+// A guard must evaluate to a bool.
+bool evaluate_guard(const Expr& expr, const ExprScope& scope, ErrorPlace where);
+
+// An attribute as an expression sees it: enumerations (activation, padding) as their names.
+ExprValue attribute_value(const ir::AttrValue& value, const ir::AttrSpec* spec);
+// An expression value stored as an attribute of the given kind; nothing when it does not fit.
+std::optional<ir::AttrValue> to_attribute(const ExprValue& value, ir::AttrKind kind);
+// Whether a node's attribute equals a pattern's `name = value` (floats with relative tolerance
+// 1e-6, enumerations by name or code).
+bool attribute_matches(const ir::AttrValue& actual, const ir::AttrSpec* spec,
+                       const ExprValue& wanted);
+
+// Relative tolerance 1e-6, as for constants in patterns.
+bool close_enough(double a, double b);
+
+}  // namespace saturate::pm

@@ -1,0 +1,629 @@
+#include "pm/module_check.h"
+
+#include <algorithm>
+
+#include "ir/op_registry.h"
+#include "pm/errors.h"
+
+namespace saturate::pm {
+
+namespace {
+
+std::string kind_name(VarKind kind) {
+  return kind == VarKind::Term ? "term variable" : "op variable";
+}
+
+bool is_known_op(ir::OpKind op) {
+  return static_cast<int>(op) < ir::kNumOpKinds;
+}
+
+bool is_known_expr_tag(Expr::Tag tag) {
+  switch (tag) {
+    case Expr::Tag::Int:
+    case Expr::Tag::Float:
+    case Expr::Tag::Bool:
+    case Expr::Tag::String:
+    case Expr::Tag::Ints:
+    case Expr::Tag::Rank:
+    case Expr::Tag::Dim:
+    case Expr::Tag::Numel:
+    case Expr::Tag::DType:
+    case Expr::Tag::OpName:
+    case Expr::Tag::Attr:
+    case Expr::Tag::Shape:
+    case Expr::Tag::Not:
+    case Expr::Tag::Neg:
+    case Expr::Tag::Binary:
+    case Expr::Tag::In:
+      return true;
+  }
+  return false;
+}
+
+// Number of operands each operator tag must have.
+std::optional<size_t> expected_operands(Expr::Tag tag) {
+  switch (tag) {
+    case Expr::Tag::Dim:
+    case Expr::Tag::Not:
+    case Expr::Tag::Neg:
+      return 1;
+    case Expr::Tag::Binary:
+      return 2;
+    case Expr::Tag::In:
+      return std::nullopt;  // one or more
+    default:
+      return 0;
+  }
+}
+
+// Walks a checked-in-memory module and throws at the first problem, naming where it is.
+class ModuleChecker {
+ public:
+  explicit ModuleChecker(const Module& module) : module_(module) {}
+
+  void run() {
+    for (size_t d = 0; d < module_.definitions.size(); ++d) check_definition(d);
+    for (const Rule& rule : module_.rules) check_rule(rule);
+    if (auto problem = find_recursion_problem(module_)) {
+      const Definition& definition = module_.definitions[problem->definition];
+      throw PatternError(at(definition.line) + "pattern '" + definition.name +
+                         "': " + problem->message);
+    }
+  }
+
+ private:
+  std::string at(uint32_t line) const {
+    std::string file = module_.source_file.empty() ? "<module>" : module_.source_file;
+    return file + ":" + std::to_string(line) + ": ";
+  }
+
+  [[noreturn]] void fail(const std::string& what) const { throw PatternError(where_ + what); }
+
+  void check(const std::optional<std::string>& problem) const {
+    if (problem) fail(*problem);
+  }
+
+  void check_definition(size_t index) {
+    const Definition& definition = module_.definitions[index];
+    where_ = at(definition.line) + "pattern '" + definition.name + "': ";
+    if (definition.alternates.empty()) fail("has no alternates");
+    for (size_t a = 0; a < definition.alternates.size(); ++a) {
+      const Alternate& alternate = definition.alternates[a];
+      where_ = at(alternate.line) + "pattern '" + definition.name + "', alternate " +
+               std::to_string(a + 1) + ": ";
+      check(check_parameters(definition, a));
+      vars_ = &alternate.vars;
+      check_pattern(alternate.body);
+      for (const Constraint& constraint : alternate.constraints) {
+        if (constraint.tag == Constraint::Tag::Guard) {
+          check_expr(constraint.guard);
+        } else if (constraint.tag == Constraint::Tag::Match) {
+          check(check_var(*vars_, constraint.var, VarUse::TermPattern));
+          check_pattern(constraint.pattern);
+        } else {
+          fail("unknown constraint tag");
+        }
+      }
+    }
+  }
+
+  void check_head(const Head& head) const {
+    if (head.tag == Head::Tag::Var) {
+      check(check_var(*vars_, head.var, VarUse::OpHead));
+    } else if (head.tag != Head::Tag::Name || !is_known_op(head.op)) {
+      fail("unknown operator head");
+    }
+  }
+
+  void check_pattern(const Pattern& pattern) const {
+    switch (pattern.tag) {
+      case Pattern::Tag::Var:
+        check(check_var(*vars_, pattern.var, VarUse::TermPattern));
+        return;
+      case Pattern::Tag::App:
+        check_head(pattern.head);
+        if (pattern.head.tag == Head::Tag::Name) {
+          check(check_application(pattern.head.op, pattern.args.size(), pattern.attrs));
+        }
+        for (const AttrExpr& attr : pattern.attrs) check_expr(attr.value);
+        for (const Pattern& arg : pattern.args) check_pattern(arg);
+        return;
+      case Pattern::Tag::Const:
+        return;
+      case Pattern::Tag::Call: {
+        if (pattern.callee >= module_.definitions.size()) {
+          fail("calls definition " + std::to_string(pattern.callee) + ", but there are only " +
+               std::to_string(module_.definitions.size()));
+        }
+        std::vector<CallArg::Kind> kinds;
+        for (const CallArg& arg : pattern.call_args) kinds.push_back(arg.kind);
+        check(check_call(module_.definitions[pattern.callee], kinds));
+        for (const CallArg& arg : pattern.call_args) {
+          if (arg.kind == CallArg::Kind::Pattern) {
+            check_pattern(arg.pattern);
+          } else {
+            check_head(arg.head);
+          }
+        }
+        return;
+      }
+      case Pattern::Tag::Alt:
+        if (pattern.args.empty()) fail("an inline choice needs at least one option");
+        for (const Pattern& option : pattern.args) check_pattern(option);
+        return;
+    }
+    fail("unknown pattern tag");
+  }
+
+  void check_expr(const Expr& expr) const {
+    if (!is_known_expr_tag(expr.tag)) fail("unknown expression tag");
+    if (auto use = expr_var_use(expr.tag)) check(check_var(*vars_, expr.var, *use));
+    if (expr.tag == Expr::Tag::Binary && static_cast<uint8_t>(expr.op) > kLastBinaryOp) {
+      fail("unknown binary operator");
+    }
+    std::optional<size_t> expected = expected_operands(expr.tag);
+    if (expected ? expr.operands.size() != *expected : expr.operands.empty()) {
+      fail("expression has the wrong number of operands");
+    }
+    for (const Expr& operand : expr.operands) check_expr(operand);
+  }
+
+  void check_term(const Term& term) const {
+    switch (term.tag) {
+      case Term::Tag::Var:
+        check(check_var(*vars_, term.var, VarUse::TermPattern));
+        return;
+      case Term::Tag::App:
+        check_head(term.head);
+        if (term.head.tag == Head::Tag::Name) {
+          check(check_application(term.head.op, term.args.size(), term.attrs));
+          check(check_construction(term.head.op, term.attrs));
+        }
+        for (const AttrExpr& attr : term.attrs) check_expr(attr.value);
+        for (const Term& arg : term.args) check_term(arg);
+        return;
+      case Term::Tag::Const:
+        return;
+    }
+    fail("unknown term tag");
+  }
+
+  void check_rule(const Rule& rule) {
+    where_ = at(rule.line) + "rule '" + rule.name + "': ";
+    if (rule.definition >= module_.definitions.size()) {
+      fail("names definition " + std::to_string(rule.definition) + ", but there are only " +
+           std::to_string(module_.definitions.size()));
+    }
+    const Definition& definition = module_.definitions[rule.definition];
+    for (uint32_t param : rule.params) {
+      if (param >= definition.num_params) {
+        fail("names parameter " + std::to_string(param) + " of '" + definition.name +
+             "', which has " + std::to_string(definition.num_params));
+      }
+    }
+    std::vector<Var> vars = module_.rule_variables(rule);
+    vars_ = &vars;
+    for (const Expr& guard : rule.guards) check_expr(guard);
+    check_term(rule.replacement);
+    vars_ = nullptr;
+  }
+
+  const Module& module_;
+  const std::vector<Var>* vars_ = nullptr;
+  std::string where_;
+};
+
+// ---- Recursion analysis ---------------------------------------------------------------------
+
+void collect_callees(const Pattern& pattern, std::vector<uint32_t>& callees) {
+  if (pattern.tag == Pattern::Tag::Call) callees.push_back(pattern.callee);
+  for (const Pattern& arg : pattern.args) collect_callees(arg, callees);
+  for (const CallArg& arg : pattern.call_args) {
+    if (arg.kind == CallArg::Kind::Pattern) collect_callees(arg.pattern, callees);
+  }
+}
+
+// Grammar productivity: a definition terminates if one of its alternates only calls
+// definitions that terminate.
+class Productivity {
+ public:
+  explicit Productivity(const Module& module)
+      : module_(module), productive_(module.definitions.size(), false) {
+    std::vector<uint32_t> order = callees_first(module);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (uint32_t d : order) {
+        if (productive_[d]) continue;
+        for (const Alternate& alternate : module_.definitions[d].alternates) {
+          if (alternate_productive(alternate)) {
+            productive_[d] = true;
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  bool productive(size_t definition) const { return productive_[definition]; }
+
+  // A definition an unproductive alternate calls that does not terminate, for the message.
+  std::optional<uint32_t> blocking_callee(const Pattern& pattern) const {
+    switch (pattern.tag) {
+      case Pattern::Tag::App:
+      case Pattern::Tag::Alt:
+        for (const Pattern& arg : pattern.args) {
+          if (auto callee = blocking_callee(arg)) return callee;
+        }
+        return std::nullopt;
+      case Pattern::Tag::Call:
+        if (!productive_[pattern.callee]) return pattern.callee;
+        for (const CallArg& arg : pattern.call_args) {
+          if (arg.kind != CallArg::Kind::Pattern) continue;
+          if (auto callee = blocking_callee(arg.pattern)) return callee;
+        }
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
+ private:
+  bool alternate_productive(const Alternate& alternate) const {
+    if (!pattern_productive(alternate.body)) return false;
+    for (const Constraint& constraint : alternate.constraints) {
+      if (constraint.tag == Constraint::Tag::Match && !pattern_productive(constraint.pattern)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool pattern_productive(const Pattern& pattern) const {
+    switch (pattern.tag) {
+      case Pattern::Tag::Var:
+      case Pattern::Tag::Const:
+        return true;
+      case Pattern::Tag::App:
+        return std::all_of(pattern.args.begin(), pattern.args.end(),
+                           [&](const Pattern& arg) { return pattern_productive(arg); });
+      case Pattern::Tag::Alt:
+        return std::any_of(pattern.args.begin(), pattern.args.end(),
+                           [&](const Pattern& arg) { return pattern_productive(arg); });
+      case Pattern::Tag::Call:
+        if (!productive_[pattern.callee]) return false;
+        return std::all_of(
+            pattern.call_args.begin(), pattern.call_args.end(), [&](const CallArg& arg) {
+              return arg.kind != CallArg::Kind::Pattern || pattern_productive(arg.pattern);
+            });
+    }
+    return true;
+  }
+
+  const Module& module_;
+  std::vector<bool> productive_;
+};
+
+// Which definitions each definition calls at its own root value (without consuming a node).
+// A variable bound to the root (the body is `x`, or a callee binds its parameter to its own
+// root) carries "same value" into match constraints and call arguments. Over-approximate: a
+// branch that might be taken counts.
+class SameValueCalls {
+ public:
+  explicit SameValueCalls(const Module& module)
+      : module_(module),
+        root_params_(module.definitions.size()),
+        calls_(module.definitions.size()) {
+    for (size_t d = 0; d < module_.definitions.size(); ++d) {
+      root_params_[d].assign(module_.definitions[d].num_params, false);
+    }
+    std::vector<uint32_t> order = callees_first(module);
+    for (changed_ = true; changed_;) {
+      changed_ = false;
+      for (uint32_t d : order) analyze(d);
+    }
+  }
+
+  const std::vector<uint32_t>& calls(size_t definition) const { return calls_[definition]; }
+
+ private:
+  void analyze(size_t d) {
+    const Definition& definition = module_.definitions[d];
+    for (const Alternate& alternate : definition.alternates) {
+      std::vector<bool> at_root(alternate.vars.size(), false);
+      // Constraints can pass "same value" to each other in any order; iterate to a fixpoint.
+      for (bool grew = true; grew;) {
+        size_t before = std::count(at_root.begin(), at_root.end(), true);
+        walk(d, alternate.body, true, at_root);
+        for (const Constraint& constraint : alternate.constraints) {
+          if (constraint.tag != Constraint::Tag::Match) continue;
+          walk(d, constraint.pattern, at_root[constraint.var], at_root);
+        }
+        grew = static_cast<size_t>(std::count(at_root.begin(), at_root.end(), true)) != before;
+      }
+      for (size_t p = 0; p < definition.num_params; ++p) {
+        if (at_root[p] && !root_params_[d][p]) {
+          root_params_[d][p] = true;
+          changed_ = true;
+        }
+      }
+    }
+  }
+
+  void walk(size_t d, const Pattern& pattern, bool at_root, std::vector<bool>& root_vars) {
+    switch (pattern.tag) {
+      case Pattern::Tag::Var:
+        if (at_root) root_vars[pattern.var] = true;
+        return;
+      case Pattern::Tag::App:
+        for (const Pattern& arg : pattern.args) walk(d, arg, false, root_vars);
+        return;
+      case Pattern::Tag::Const:
+        return;
+      case Pattern::Tag::Alt:
+        for (const Pattern& option : pattern.args) walk(d, option, at_root, root_vars);
+        return;
+      case Pattern::Tag::Call:
+        if (at_root) add_call(d, pattern.callee);
+        for (size_t i = 0; i < pattern.call_args.size(); ++i) {
+          const CallArg& arg = pattern.call_args[i];
+          if (arg.kind != CallArg::Kind::Pattern) continue;
+          bool same = at_root && root_params_[pattern.callee][i];
+          walk(d, arg.pattern, same, root_vars);
+        }
+        return;
+    }
+  }
+
+  void add_call(size_t caller, uint32_t callee) {
+    auto& calls = calls_[caller];
+    if (std::find(calls.begin(), calls.end(), callee) != calls.end()) return;
+    calls.push_back(callee);
+    changed_ = true;
+  }
+
+  const Module& module_;
+  std::vector<std::vector<bool>> root_params_;
+  std::vector<std::vector<uint32_t>> calls_;
+  bool changed_ = false;
+};
+
+// A cycle in the same-value call graph, as the path of definitions around it.
+std::optional<std::vector<uint32_t>> find_cycle(const Module& module, const SameValueCalls& graph) {
+  enum class Color : uint8_t { White, Grey, Black };
+  size_t count = module.definitions.size();
+  std::vector<Color> color(count, Color::White);
+  std::vector<uint32_t> path;
+  // Iterative DFS: the call graph is as deep as the module is long.
+  struct Entry {
+    uint32_t definition;
+    size_t next_edge;
+  };
+  for (uint32_t start = 0; start < count; ++start) {
+    if (color[start] != Color::White) continue;
+    std::vector<Entry> stack{{start, 0}};
+    color[start] = Color::Grey;
+    path = {start};
+    while (!stack.empty()) {
+      Entry& top = stack.back();
+      const auto& edges = graph.calls(top.definition);
+      if (top.next_edge == edges.size()) {
+        color[top.definition] = Color::Black;
+        stack.pop_back();
+        path.pop_back();
+        continue;
+      }
+      uint32_t next = edges[top.next_edge++];
+      if (color[next] == Color::Grey) {
+        auto from = std::find(path.begin(), path.end(), next);
+        std::vector<uint32_t> cycle(from, path.end());
+        cycle.push_back(next);
+        return cycle;
+      }
+      if (color[next] == Color::White) {
+        color[next] = Color::Grey;
+        stack.push_back({next, 0});
+        path.push_back(next);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void check_module(const Module& module) {
+  ModuleChecker(module).run();
+}
+
+std::optional<std::string> check_var(const std::vector<Var>& vars, uint32_t var, VarUse use) {
+  if (var >= vars.size()) {
+    return "variable " + std::to_string(var) + " does not exist (there are " +
+           std::to_string(vars.size()) + ")";
+  }
+  const Var& v = vars[var];
+  if (use == VarUse::TermPattern && v.kind != VarKind::Term) {
+    return "'" + v.name + "' is an " + kind_name(v.kind) + " where a term variable is needed";
+  }
+  if (use == VarUse::OpHead && v.kind != VarKind::Op) {
+    return "'" + v.name + "' is a " + kind_name(v.kind) + " used as an operator";
+  }
+  if (v.kind != VarKind::Term && v.kind != VarKind::Op) {
+    return "'" + v.name + "' has an unknown variable kind";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_application(ir::OpKind op, size_t num_inputs,
+                                             const std::vector<AttrExpr>& attrs) {
+  if (!is_known_op(op)) return "unknown operator";
+  const ir::OpInfo& info = ir::op_info(op);
+  auto count = static_cast<int64_t>(num_inputs);
+  if (count < info.min_inputs ||
+      (info.max_inputs != ir::OpInfo::kVariadic && count > info.max_inputs)) {
+    std::string expected = std::to_string(info.min_inputs);
+    if (info.max_inputs == ir::OpInfo::kVariadic) {
+      expected += " or more";
+    } else if (info.max_inputs != info.min_inputs) {
+      expected += " to " + std::to_string(info.max_inputs);
+    }
+    return "operator '" + info.name + "' takes " + expected + " inputs, the pattern gives " +
+           std::to_string(num_inputs);
+  }
+  for (const AttrExpr& attr : attrs) {
+    if (info.find_attribute(attr.name) == nullptr) {
+      return "operator '" + info.name + "' has no attribute '" + attr.name + "'";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_construction(ir::OpKind op, const std::vector<AttrExpr>& attrs) {
+  const ir::OpInfo& info = ir::op_info(op);
+  for (const ir::AttrSpec& spec : info.attributes) {
+    if (spec.default_value) continue;
+    bool given = std::any_of(attrs.begin(), attrs.end(),
+                             [&](const AttrExpr& attr) { return attr.name == spec.name; });
+    if (!given) {
+      return "builds '" + info.name + "' without its required attribute '" + spec.name + "'";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_call(const Definition& callee,
+                                      const std::vector<CallArg::Kind>& arg_kinds) {
+  if (arg_kinds.size() != callee.num_params) {
+    return "calls '" + callee.name + "' with " + std::to_string(arg_kinds.size()) +
+           " arguments; it has " + std::to_string(callee.num_params) + " parameters";
+  }
+  if (callee.alternates.empty()) return std::nullopt;  // reported for the callee itself
+  for (size_t i = 0; i < arg_kinds.size(); ++i) {
+    if (i >= callee.alternates.front().vars.size()) break;  // reported for the callee itself
+    bool wants_head = callee.param(i).kind == VarKind::Op;
+    bool is_head = arg_kinds[i] == CallArg::Kind::Head;
+    if (arg_kinds[i] != CallArg::Kind::Head && arg_kinds[i] != CallArg::Kind::Pattern) {
+      return "call argument " + std::to_string(i + 1) + " has an unknown kind";
+    }
+    if (wants_head != is_head) {
+      return "argument " + std::to_string(i + 1) + " of the call to '" + callee.name + "' is " +
+             (is_head ? "an operator" : "a pattern") + ", but parameter '" + callee.param(i).name +
+             "' is " + (wants_head ? "an op variable" : "a term variable");
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_parameters(const Definition& definition, size_t index) {
+  const Alternate& alternate = definition.alternates[index];
+  if (alternate.vars.size() < definition.num_params) {
+    return "declares " + std::to_string(alternate.vars.size()) +
+           " variables, fewer than the definition's " + std::to_string(definition.num_params) +
+           " parameters";
+  }
+  for (const Var& var : alternate.vars) {
+    if (var.kind != VarKind::Term && var.kind != VarKind::Op) {
+      return "variable '" + var.name + "' has an unknown kind";
+    }
+  }
+  const Alternate& first = definition.alternates.front();
+  for (size_t p = 0; p < definition.num_params && p < first.vars.size(); ++p) {
+    if (alternate.vars[p].kind != first.vars[p].kind) {
+      return "parameter " + std::to_string(p + 1) + " ('" + alternate.vars[p].name + "') is a " +
+             kind_name(alternate.vars[p].kind) + " here but a " + kind_name(first.vars[p].kind) +
+             " in the first alternate";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<VarUse> expr_var_use(Expr::Tag tag) {
+  switch (tag) {
+    case Expr::Tag::Rank:
+    case Expr::Tag::Dim:
+    case Expr::Tag::Numel:
+    case Expr::Tag::DType:
+    case Expr::Tag::Shape:
+      return VarUse::TermPattern;
+    case Expr::Tag::OpName:
+    case Expr::Tag::Attr:
+      return VarUse::AnyExpr;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::vector<uint32_t> callees_first(const Module& module) {
+  size_t count = module.definitions.size();
+  std::vector<std::vector<uint32_t>> callees(count);
+  for (size_t d = 0; d < count; ++d) {
+    for (const Alternate& alternate : module.definitions[d].alternates) {
+      collect_callees(alternate.body, callees[d]);
+      for (const Constraint& constraint : alternate.constraints) {
+        if (constraint.tag == Constraint::Tag::Match)
+          collect_callees(constraint.pattern, callees[d]);
+      }
+    }
+  }
+  std::vector<uint32_t> order;
+  order.reserve(count);
+  std::vector<bool> seen(count, false);
+  struct Entry {
+    uint32_t definition;
+    size_t next;
+  };
+  std::vector<Entry> stack;  // explicit: call chains can be as long as the module
+  for (uint32_t start = 0; start < count; ++start) {
+    if (seen[start]) continue;
+    seen[start] = true;
+    stack.push_back({start, 0});
+    while (!stack.empty()) {
+      Entry& top = stack.back();
+      if (top.next == callees[top.definition].size()) {
+        order.push_back(top.definition);
+        stack.pop_back();
+        continue;
+      }
+      uint32_t callee = callees[top.definition][top.next++];
+      if (callee < count && !seen[callee]) {
+        seen[callee] = true;
+        stack.push_back({callee, 0});
+      }
+    }
+  }
+  return order;
+}
+
+std::optional<RecursionProblem> find_recursion_problem(const Module& module) {
+  Productivity productivity(module);
+  for (uint32_t d = 0; d < module.definitions.size(); ++d) {
+    if (productivity.productive(d)) continue;
+    const Definition& definition = module.definitions[d];
+    std::string callee = definition.name;
+    if (!definition.alternates.empty()) {
+      if (auto blocking = productivity.blocking_callee(definition.alternates.front().body)) {
+        callee = module.definitions[*blocking].name;
+      }
+    }
+    std::string message = callee == definition.name
+                              ? "recursion without a base case: every alternate calls '" +
+                                    definition.name + "' again (directly or through other patterns)"
+                              : "recursion without a base case: every alternate depends on '" +
+                                    callee + "', which never stops calling itself";
+    return RecursionProblem{d, message};
+  }
+  SameValueCalls same_value(module);
+  if (auto cycle = find_cycle(module, same_value)) {
+    std::string chain;
+    for (uint32_t d : *cycle) {
+      chain += (chain.empty() ? "'" : " -> '") + module.definitions[d].name + "'";
+    }
+    return RecursionProblem{cycle->front(),
+                            "left recursion: " + chain +
+                                " returns to the same pattern at the same value without consuming "
+                                "a node, so matching would never stop"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace saturate::pm

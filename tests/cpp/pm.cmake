@@ -1,0 +1,7 @@
+saturate_test(pm_format_test saturate_pm)
+saturate_test(pm_matcher_test saturate_pm)
+saturate_test(pm_semantics_property_test saturate_pm)
+saturate_test(pm_expr_test saturate_pm)
+saturate_test(pm_rewriter_test saturate_pm saturate_runtime)
+saturate_test(pm_explain_test saturate_pm)
+saturate_test(pm_rewriter_scale_test saturate_pm saturate_runtime)
