@@ -5,11 +5,13 @@
 #include "cli/graph_loader.h"
 #include "cli/rules_loader.h"
 #include "cli/text_table.h"
+#include "cli/verification.h"
 #include "cost/analytic_cost_model.h"
 #include "eqsat/optimizer.h"
 #include "ir/dot_writer.h"
 #include "ir/text_format.h"
-#include "runtime/graph_comparison.h"
+#include "pm/egraph_rules.h"
+#include "pm/format_reader.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -26,6 +28,8 @@ struct OptimizeCommandOptions {
   std::string egraph_dot_path;
   std::vector<std::string> rule_files;
   std::vector<std::string> tensat_multi_files;
+  std::vector<std::string> pypm_files;
+  bool no_rules = false;
   size_t node_limit = 50'000;
   size_t iteration_limit = 15;
   size_t k_multi = 1;
@@ -38,13 +42,14 @@ struct OptimizeCommandOptions {
   bool backoff = false;
 };
 
-// How much the optimized graph may differ from the original under --verify: rewrites change
-// the order of floating-point operations, and the comparison runs in float64.
-constexpr double kVerifyTolerance = 1e-6;
-
 void run_optimize(const OptimizeCommandOptions& options) {
   ir::Graph graph = load_graph(options.graph, options.reduced);
-  eqsat::RuleSet rules = load_rule_sets(options.rule_files, options.tensat_multi_files);
+  if (options.no_rules && (!options.rule_files.empty() || !options.tensat_multi_files.empty())) {
+    throw Error("--no-rules contradicts --rules/--tensat-multi");
+  }
+  eqsat::RuleSet rules = options.no_rules
+                             ? eqsat::RuleSet{}
+                             : load_rule_sets(options.rule_files, options.tensat_multi_files);
   cost::AnalyticCostModel model;
 
   eqsat::OptimizeOptions settings;
@@ -58,12 +63,21 @@ void run_optimize(const OptimizeCommandOptions& options) {
   settings.ilp_cycles =
       extract::parse_cycle_handling(options.ilp_cycles == "int" ? "integer" : options.ilp_cycles);
   settings.ilp_time_limit_seconds = options.ilp_time_limit;
+  size_t pypm_rules = 0;
+  for (const std::string& path : options.pypm_files) {
+    auto module = std::make_shared<const pm::Module>(pm::load_pmb(path));
+    pypm_rules += module->rules.size();
+    settings.extra_rules.push_back(
+        [module](eqsat::CycleFilter* filter) { return pm::compile_egraph_rules(module, filter); });
+  }
   settings.backoff_scheduler = options.backoff;
   settings.egraph_json_path = options.egraph_path;
   settings.egraph_dot_path = options.egraph_dot_path;
 
-  std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules\n", graph.name().c_str(),
+  std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules", graph.name().c_str(),
                graph.num_operators(), rules.size());
+  if (!options.pypm_files.empty()) std::fprintf(stderr, " + %zu PyPM rules", pypm_rules);
+  std::fprintf(stderr, "\n");
   eqsat::OptimizeResult result = eqsat::optimize(graph, rules, model, settings);
 
   nlohmann::ordered_json report = {
@@ -115,13 +129,7 @@ void run_optimize(const OptimizeCommandOptions& options) {
 
   bool verified = true;
   if (options.verify) {
-    std::fprintf(stderr, "verifying: running both graphs in the reference interpreter\n");
-    runtime::GraphComparison comparison = runtime::compare_graphs(graph, result.graph);
-    verified = comparison.max_relative_error <= kVerifyTolerance;
-    report["verified"] = verified;
-    report["max_abs_error"] = comparison.max_abs_error;
-    report["max_relative_error"] = comparison.max_relative_error;
-    report["outputs_finite"] = comparison.finite;
+    verified = verify_rewrite(graph, result.graph, report);
   }
 
   // Outputs are written only once everything succeeded, each through a temporary file.
@@ -183,6 +191,12 @@ void register_optimize_command(CLI::App& app) {
                       "Write the explored e-graph as Graphviz DOT");
   command->add_option("--rules", options->rule_files,
                       "Rule file (repeatable; default: the shipped library in rules/)");
+  command
+      ->add_option("--pypm", options->pypm_files,
+                   "Also apply the rules of a compiled PyPM file (.pmb), non-destructively")
+      ->check(CLI::ExistingFile);
+  command->add_flag("--no-rules", options->no_rules,
+                    "Apply no rule files, not even the shipped library (only --pypm rules)");
   command->add_option("--tensat-multi", options->tensat_multi_files,
                       "TENSAT multi-pattern rule file (repeatable)");
   command->add_option("--node-limit", options->node_limit, "E-graph node limit")

@@ -29,6 +29,11 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   CycleFilter filter(options.cycle_filter);
   RuleCompiler compiler(&filter);
   std::vector<TensorRewrite> rewrites = compiler.compile(rules);
+  std::vector<ExtraRules> extras;
+  for (const ExtraRuleSource& source : options.extra_rules) {
+    extras.push_back(source(&filter));
+    for (TensorRewrite& rewrite : extras.back().rewrites) rewrites.push_back(std::move(rewrite));
+  }
 
   TensorRunner runner;
   filter.attach(runner.egraph);
@@ -55,6 +60,9 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   result.explore_seconds = seconds_since(explore_start);
   result.exploration = runner.report();
   result.rules = compiler.stats();
+  for (const ExtraRules& extra : extras) {
+    for (RuleStats& stats : extra.stats()) result.rules.push_back(std::move(stats));
+  }
   result.filtered_nodes = filter.filtered_count();
   result.cycle_prefilter_rejections = filter.prefilter_rejections();
   result.cycle_filter_seconds = filter.check_seconds() + filter.postpass_seconds();

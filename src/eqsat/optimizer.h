@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,14 @@
 #include "ir/graph.h"
 
 namespace saturate::eqsat {
+
+// Rewrites from outside the rule-file language (PyPM), built against the run's cycle filter,
+// with a way to read their per-rule statistics after the run.
+struct ExtraRules {
+  std::vector<TensorRewrite> rewrites;
+  std::function<std::vector<RuleStats>()> stats;
+};
+using ExtraRuleSource = std::function<ExtraRules(CycleFilter*)>;
 
 // The paper's settings are the defaults: 50,000 nodes, 15 iterations, multi-pattern rules in the
 // first iteration only, efficient cycle filtering, ILP extraction without cycle constraints.
@@ -32,6 +41,8 @@ struct OptimizeOptions {
   std::string egraph_json_path;
   // When set, the explored e-graph is written there as Graphviz DOT.
   std::string egraph_dot_path;
+  // Applied alongside the rules (see ExtraRules).
+  std::vector<ExtraRuleSource> extra_rules;
 };
 
 struct OptimizeResult {
