@@ -3,8 +3,9 @@
     GELU(x) = x/2 * (1 + erf(x / sqrt(2)))
 
 `Half(x)` has two alternates, because models write x/2 both as Div(x, 2) and as Mul(x, 0.5);
-`ErfGelu` calls it, so it matches either way without writing every combination. ErfGelu's
-second alternate accepts the commuted product.
+`OnePlus(e)` has two too, because the 1 appears on either side of the Add. `ErfGelu` calls
+both, so it matches all four spellings without writing every combination; its second
+alternate accepts the commuted product.
 
 Compile: python -m saturate.pypm compile examples/pypm/gelu.py -o gelu.pmb
 """
@@ -26,15 +27,25 @@ def Half(x):  # noqa: F811 - a second alternate of Half
     return Mul(x, 0.5)
 
 
+@pattern
+def OnePlus(e):
+    return Add(1.0, e)
+
+
+@pattern
+def OnePlus(e):  # noqa: F811 - the 1 on the right
+    return Add(e, 1.0)
+
+
 # Not named Gelu: that name is the operator constructor the rule builds.
 @pattern
 def ErfGelu(x):
-    return Mul(Half(x), Add(1.0, Erf(Div(x, SQRT2))))
+    return Mul(Half(x), OnePlus(Erf(Div(x, SQRT2))))
 
 
 @pattern
 def ErfGelu(x):  # noqa: F811 - the commuted product
-    return Mul(Add(1.0, Erf(Div(x, SQRT2))), Half(x))
+    return Mul(OnePlus(Erf(Div(x, SQRT2))), Half(x))
 
 
 @rule(ErfGelu)

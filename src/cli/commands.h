@@ -12,5 +12,6 @@ void register_show_command(CLI::App& app);
 void register_run_command(CLI::App& app);
 void register_optimize_command(CLI::App& app);
 void register_extract_command(CLI::App& app);
+void register_pm_command(CLI::App& app);
 
 }  // namespace saturate::cli

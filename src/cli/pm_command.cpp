@@ -1,0 +1,150 @@
+// `saturate pm`: PyPM from the command line. `compile` runs the Python front end on a pattern
+// file; `apply` loads a .pmb and rewrites a graph greedily (or explains why a node does not
+// match).
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/graph_loader.h"
+#include "cli/text_table.h"
+#include "cli/verification.h"
+#include "cost/analytic_cost_model.h"
+#include "cost/graph_cost.h"
+#include "ir/dot_writer.h"
+#include "ir/text_format.h"
+#include "pm/explain.h"
+#include "pm/format_reader.h"
+#include "pm/rewriter.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace saturate::cli {
+namespace {
+
+struct CompileOptions {
+  std::string source;
+  std::string output;
+};
+
+struct ApplyOptions {
+  std::string patterns;
+  std::string graph;
+  bool reduced = false;
+  std::string output_path;
+  std::string dot_path;
+  std::string json_path;
+  std::string explain_value;
+  size_t max_passes = 100;
+  bool verify = false;
+};
+
+// Quotes a path for /bin/sh.
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+void run_compile(const CompileOptions& options) {
+  // The front end is Python; it writes the output atomically and reports FILE:LINE errors.
+  std::string python = std::getenv("PYTHON") != nullptr ? std::getenv("PYTHON") : "python3";
+  std::string command = "PYTHONPATH=" + shell_quote(SATURATE_PYTHON_DIR) +
+                        "${PYTHONPATH:+:$PYTHONPATH} " + python + " -m saturate.pypm compile " +
+                        shell_quote(options.source) +
+                        (options.output.empty() ? "" : " -o " + shell_quote(options.output));
+  int status = std::system(command.c_str());
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw Error("pm compile: the PyPM front end failed on " + options.source);
+  }
+}
+
+void run_apply(const ApplyOptions& options) {
+  pm::Module module = pm::load_pmb(options.patterns);
+  ir::Graph graph = load_graph(options.graph, options.reduced);
+  if (!options.explain_value.empty()) {
+    std::printf("%s", pm::explain(graph, module, options.explain_value).c_str());
+    return;
+  }
+  pm::RewriteOptions rewrite_options;
+  rewrite_options.max_passes = options.max_passes;
+  pm::RewriteResult result = pm::rewrite(graph, module, rewrite_options);
+
+  cost::AnalyticCostModel model;
+  const double before = cost::graph_cost(graph, model).total;
+  const double after = cost::graph_cost(result.graph, model).total;
+  nlohmann::ordered_json report = {{"patterns", options.patterns},
+                                   {"model", graph.name()},
+                                   {"operators_before", graph.num_operators()},
+                                   {"operators_after", result.graph.num_operators()},
+                                   {"cost_before", before},
+                                   {"cost_after", after},
+                                   {"passes", result.passes},
+                                   {"applications", result.applications},
+                                   {"hit_iteration_cap", result.hit_iteration_cap},
+                                   {"seconds", result.seconds}};
+  nlohmann::json rules = nlohmann::json::array();
+  TextTable table({"rule", "matches", "applied"});
+  for (const pm::RuleStatistics& rule : result.rules) {
+    rules.push_back(
+        {{"rule", rule.name}, {"matches", rule.matches}, {"applications", rule.applications}});
+    table.add_row({rule.name, std::to_string(rule.matches), std::to_string(rule.applications)});
+  }
+  report["rules"] = rules;
+  const bool verified = !options.verify || verify_rewrite(graph, result.graph, report);
+  std::printf("%s", table.render().c_str());
+  std::printf("%s: %zu -> %zu operators, cost %s -> %s ms, %zu passes%s, %.3f s\n",
+              graph.name().c_str(), graph.num_operators(), result.graph.num_operators(),
+              format_double(before).c_str(), format_double(after).c_str(), result.passes,
+              result.hit_iteration_cap ? " (iteration cap hit)" : "", result.seconds);
+  if (options.verify) {
+    std::printf(
+        "verify: %s (max abs error %.3g, max relative error %.3g%s)\n",
+        verified ? "ok" : "MISMATCH", report["max_abs_error"].get<double>(),
+        report["max_relative_error"].get<double>(),
+        report["outputs_finite"].get<bool>() ? "" : "; outputs not finite on random inputs");
+    if (!verified) throw Error("pm apply: the rewritten graph does not compute the same outputs");
+  }
+  if (!options.output_path.empty())
+    write_file_atomically(options.output_path, ir::write_text(result.graph));
+  if (!options.dot_path.empty())
+    write_file_atomically(options.dot_path, ir::write_dot(result.graph));
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
+}
+
+}  // namespace
+
+void register_pm_command(CLI::App& app) {
+  auto* pm = app.add_subcommand("pm", "PyPM patterns: compile a pattern file, apply it to a graph");
+  pm->require_subcommand(1);
+
+  auto compile_options = std::make_shared<CompileOptions>();
+  auto* compile = pm->add_subcommand("compile", "Compile a PyPM pattern file (.py) to .pmb");
+  compile->add_option("FILE", compile_options->source, "PyPM source file")->required();
+  compile->add_option("-o,--output", compile_options->output, "Output .pmb (default FILE.pmb)");
+  compile->callback([compile_options] { run_compile(*compile_options); });
+
+  auto apply_options = std::make_shared<ApplyOptions>();
+  auto* apply =
+      pm->add_subcommand("apply", "Rewrite a graph greedily with a .pmb until nothing matches");
+  apply->add_option("PATTERNS", apply_options->patterns, "Compiled patterns (.pmb)")->required();
+  apply->add_option("MODEL", apply_options->graph, "Bundled model name or .sxp graph file")
+      ->required();
+  apply->add_flag("--reduced", apply_options->reduced, "Use the reduced-size variant of a model");
+  apply->add_option("-o,--output", apply_options->output_path, "Write the rewritten graph (.sxp)");
+  apply->add_option("--dot", apply_options->dot_path, "Write the rewritten graph as DOT");
+  apply->add_option("--json", apply_options->json_path, "Write a JSON report");
+  apply->add_option("--explain", apply_options->explain_value,
+                    "Show, as a tree, how each pattern's alternates fare at this node; no rewrite");
+  apply->add_option("--max-passes", apply_options->max_passes, "Pass cap (reported when hit)")
+      ->check(CLI::PositiveNumber);
+  apply->add_flag("--verify", apply_options->verify,
+                  "Run both graphs in the reference interpreter on the same random inputs and "
+                  "fail on a mismatch");
+  apply->callback([apply_options] { run_apply(*apply_options); });
+}
+
+}  // namespace saturate::cli
