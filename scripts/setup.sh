@@ -7,7 +7,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev coinor-libcbc-dev
-  graphviz
+  graphviz python3-dev pybind11-dev
 )
 missing=()
 for package in "${apt_packages[@]}"; do

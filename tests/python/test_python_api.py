@@ -1,0 +1,81 @@
+"""`import saturate`: graphs, optimize, compare, and PyPM patterns written and applied in process."""
+import pathlib
+import sys
+import textwrap
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
+
+import saturate  # noqa: E402
+from saturate import pypm  # noqa: E402
+
+if not saturate.HAVE_EXTENSION:  # a sanitizer-only build has no extension (see CMakeLists.txt)
+    pytest.skip(f"the C++ extension is not built: {saturate.EXTENSION_ERROR}",
+                allow_module_level=True)
+
+
+def test_models_build_and_cost():
+    assert "transformer_decomposed" in saturate.models()
+    graph = saturate.model("squeezenet", reduced=True)
+    assert graph.num_operators == 65
+    assert graph.cost() > 0
+    with pytest.raises(ValueError, match="unknown model"):
+        saturate.model("alexnet")
+
+
+def test_build_a_graph_and_round_trip_its_text():
+    graph = saturate.Graph("tiny")
+    x = graph.input("x", [2, 3])
+    w = graph.weight("w", [3, 4])
+    (product,) = graph.op("matmul", [x, w], {"activation": "relu"})
+    graph.output("y", product)
+    assert graph.shape(product) == [2, 4]
+    assert saturate.parse_text(graph.to_text()) == graph
+    with pytest.raises(ValueError, match="matmul inner dimensions"):
+        graph.op("matmul", [x, x])
+    with pytest.raises(ValueError, match="no attribute 'stride'"):
+        graph.op("relu", [x], {"stride": 1})
+
+
+def test_optimize_returns_a_cheaper_graph_that_computes_the_same():
+    graph = saturate.model("nasrnn", reduced=True)
+    optimized, report = saturate.optimize(graph, extract="greedy")
+    assert report["optimized_cost"] < report["original_cost"]
+    assert report["stop_reason"]
+    comparison = saturate.compare(graph, optimized)
+    assert comparison["finite"] and comparison["max_relative_error"] < 1e-6
+
+
+def test_pypm_patterns_written_in_python_apply_in_process(tmp_path):
+    pypm.reset()
+    source = tmp_path / "fuse.py"
+    source.write_text(textwrap.dedent("""
+        from saturate.pypm import Div, Mul, Erf, Add, Gelu, pattern, rule
+
+        @pattern
+        def Half(x):
+            return Div(x, 2.0)
+
+        @pattern
+        def Half(x):
+            return Mul(x, 0.5)
+
+        @pattern
+        def ErfGelu(x):
+            return Mul(Half(x), Add(1.0, Erf(Div(x, 1.4142135623730951))))
+
+        @rule(ErfGelu)
+        def fuse(x):
+            return Gelu(x)
+    """))
+    patterns = pypm.compile_file(str(source))
+    graph = saturate.model("transformer_decomposed", reduced=True)
+    rewritten, report = saturate.apply_rules(graph, patterns)
+    assert report["applications"] == {"fuse": 1}  # layer 0 writes 1 + erf, layer 1 erf + 1
+    assert rewritten.op_histogram()["gelu"] == 1
+    assert saturate.compare(graph, rewritten)["max_relative_error"] < 1e-9
+    assert "ErfGelu" in saturate.explain(graph, patterns, "input")
+    with pytest.raises(ValueError, match="invalid .pmb file"):
+        saturate.apply_rules(graph, patterns[:-3])
