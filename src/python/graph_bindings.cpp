@@ -56,6 +56,39 @@ ir::Graph build_model(const std::string& name, bool reduced, int layers) {
   return model->build(models::ModelOptions{.reduced = reduced, .layers = layers});
 }
 
+py::object attribute_to_python(const ir::AttrValue& value, const ir::AttrSpec* spec) {
+  if (spec != nullptr && spec->kind == ir::AttrKind::Activation)
+    return py::str(
+        std::string(ir::to_string(static_cast<ir::Activation>(std::get<int64_t>(value)))));
+  if (spec != nullptr && spec->kind == ir::AttrKind::Padding)
+    return py::str(std::string(ir::to_string(static_cast<ir::Padding>(std::get<int64_t>(value)))));
+  return std::visit([](const auto& v) -> py::object { return py::cast(v); }, value);
+}
+
+// One dict per node, in topological order: what an exporter or an analysis script needs.
+py::list describe_nodes(const ir::Graph& graph) {
+  py::list nodes;
+  for (const ir::Node& node : graph.nodes()) {
+    const ir::OpInfo& info = ir::op_info(node.op);
+    py::list inputs;
+    for (ir::ValueRef input : node.inputs) inputs.append(graph.value_name(input));
+    py::dict attrs;
+    for (const auto& [name, value] : node.attrs.entries()) {
+      attrs[py::str(name)] = attribute_to_python(value, info.find_attribute(name));
+    }
+    py::list shapes;
+    for (const ir::TensorType& type : node.outputs) shapes.append(py::cast(type.dims));
+    py::dict entry;
+    entry["op"] = info.name;
+    entry["outputs"] = py::cast(node.output_names);
+    entry["inputs"] = inputs;
+    entry["attrs"] = attrs;
+    entry["shapes"] = shapes;
+    nodes.append(entry);
+  }
+  return nodes;
+}
+
 }  // namespace
 
 void bind_graph(py::module_& module) {
@@ -75,6 +108,18 @@ void bind_graph(py::module_& module) {
       .def_property_readonly("num_nodes", &ir::Graph::num_nodes)
       .def_property_readonly("num_operators", &ir::Graph::num_operators)
       .def("op_histogram", &ir::Graph::op_histogram, "Operator name -> count, leaves excluded.")
+      .def("nodes", &describe_nodes,
+           "The nodes in topological order: dicts with op, outputs, inputs (value names), attrs "
+           "and shapes.")
+      .def(
+          "outputs",
+          [](const ir::Graph& graph) {
+            std::vector<std::pair<std::string, std::string>> outputs;
+            for (const ir::GraphOutput& output : graph.outputs())
+              outputs.emplace_back(output.name, graph.value_name(output.value));
+            return outputs;
+          },
+          "(output name, value name) pairs.")
       .def("input", &ir::Graph::add_input, py::arg("name"), py::arg("shape"),
            py::arg("dtype") = ir::DType::F32)
       .def("weight", &ir::Graph::add_weight, py::arg("name"), py::arg("shape"),

@@ -79,3 +79,15 @@ def test_pypm_patterns_written_in_python_apply_in_process(tmp_path):
     assert "ErfGelu" in saturate.explain(graph, patterns, "input")
     with pytest.raises(ValueError, match="invalid .pmb file"):
         saturate.apply_rules(graph, patterns[:-3])
+
+
+def test_nodes_describe_the_graph_for_exporters():
+    graph = saturate.model("transformer_decomposed", reduced=True)
+    nodes = graph.nodes()
+    assert len(nodes) == graph.num_nodes
+    names = {name for node in nodes for name in node["outputs"]}
+    for node in nodes:  # topological: every input was produced earlier
+        assert set(node["inputs"]) <= names
+    softmax = next(node for node in nodes if node["op"] == "softmax")
+    assert softmax["attrs"] == {"axis": -1} and softmax["shapes"] == [[4, 8, 8]]
+    assert graph.outputs() == [("output", nodes[-1]["outputs"][0])]
