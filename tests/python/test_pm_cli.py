@@ -85,6 +85,15 @@ def test_all_fusions_together_match_the_fused_transformer_block(saturate, compil
     assert fused["attention"] == 2 and reference["softmax"] == 1
 
 
+def test_shipped_library_fuses_the_whole_block_in_one_run(saturate, compiled, tmp_path):
+    report, after = apply(saturate, tmp_path, compiled["shipped"], "transformer_decomposed",
+                          "--reduced")
+    assert applications(report) == {"fuse_attention": 2, "fuse_gelu": 2, "fuse_layernorm": 4,
+                                    "product_of_transposes": 0, "collapse_idempotent_chain": 0}
+    assert (after["attention"], after["gelu"], after["layernorm"]) == (2, 2, 4)
+    assert report["passes"] == 2  # one pass rewrites, the next finds nothing
+
+
 @pytest.mark.parametrize("example,rule", [("unary_chain", "collapse_idempotent_chain"),
                                           ("transpose_matmul", "product_of_transposes")])
 def test_rules_change_nothing_where_they_do_not_apply(saturate, compiled, tmp_path, example,

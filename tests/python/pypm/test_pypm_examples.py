@@ -23,7 +23,8 @@ def app(op, *args, attrs=()):
 def test_all_examples_are_covered():
     names = sorted(p.name for p in EXAMPLES.glob("*.py"))
     assert names == ["attention.py", "binary_unary_tree.py", "gelu.py", "layernorm.py",
-                     "phase_ordering.py", "transpose_matmul.py", "unary_chain.py"]
+                     "phase_ordering.py", "shipped.py", "transpose_matmul.py",
+                     "unary_chain.py"]
 
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.name)
