@@ -18,3 +18,9 @@ import gelu  # noqa: E402,F401
 import layernorm  # noqa: E402,F401
 import transpose_matmul  # noqa: E402,F401
 import unary_chain  # noqa: E402,F401
+
+if __name__ == "__main__":
+    from saturate import pypm
+
+    out = sys.argv[1] if len(sys.argv) > 1 else "shipped.pmb"
+    pypm.serialize(out, source_file=pathlib.Path(__file__).name)
