@@ -1,23 +1,22 @@
 """The shipped fusion library: every rewriting example in one module.
 
-Compiling this file registers the patterns and rules of the files it imports, in import order
+Compiling this file registers the patterns and rules of the files it runs, in that order
 (which is the order the greedy rewriter tries them):
 
     saturate pm compile examples/pypm/shipped.py -o shipped.pmb
     saturate pm apply shipped.pmb transformer_decomposed --verify
 
-phase_ordering.py is left out: it is a demonstration of a trap, not a library rule set.
+The files are run, not imported, so that every compilation registers them afresh (an import
+happens once per process). phase_ordering.py is left out: it demonstrates a trap, it is not a
+library rule set.
 """
 import pathlib
+import runpy
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-
-import attention  # noqa: E402,F401
-import gelu  # noqa: E402,F401
-import layernorm  # noqa: E402,F401
-import transpose_matmul  # noqa: E402,F401
-import unary_chain  # noqa: E402,F401
+HERE = pathlib.Path(__file__).resolve().parent
+for name in ["attention", "gelu", "layernorm", "transpose_matmul", "unary_chain"]:
+    runpy.run_path(str(HERE / f"{name}.py"))
 
 if __name__ == "__main__":
     from saturate import pypm
