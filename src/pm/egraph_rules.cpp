@@ -91,10 +91,6 @@ class TermBuilder {
 
  private:
   eqsat::Term build_application(const Term& term) const {
-    if (term.output_index != 0) {
-      throw PatternError(where() + ": picks output " + std::to_string(term.output_index) +
-                         " of a multi-output operator, which the e-graph rewrite does not support");
-    }
     ir::OpKind kind;
     ir::Attributes given;
     if (term.head.tag == Head::Tag::Name) {
@@ -154,6 +150,21 @@ class TermBuilder {
   const ExprScope& scope_;
 };
 
+// Rules the e-graph cannot express are refused before the run rather than midway.
+void check_expressible(const Module& module, const Rule& rule, const Term& term) {
+  auto where = [&] { return source_position(module, rule.line) + ": rule '" + rule.name + "'"; };
+  if (term.tag == Term::Tag::Const) {
+    throw PatternError(where() +
+                       ": builds a constant, which an e-graph rewrite cannot add "
+                       "(use it with `saturate pm apply`)");
+  }
+  if (term.tag == Term::Tag::App && term.output_index != 0) {
+    throw PatternError(where() + ": picks output " + std::to_string(term.output_index) +
+                       " of a multi-output operator, which the e-graph rewrite does not support");
+  }
+  for (const Term& arg : term.args) check_expressible(module, rule, arg);
+}
+
 // What the searcher hands the applier: which rule, and its replacement for this match.
 struct PlannedRewrite {
   size_t rule = 0;
@@ -165,7 +176,10 @@ struct PlannedRewrite {
 eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
                                        eqsat::CycleFilter* filter, MatchOptions options) {
   auto stats = std::make_shared<std::vector<eqsat::RuleStats>>();
-  for (const Rule& rule : module->rules) stats->push_back(eqsat::RuleStats{"pypm:" + rule.name});
+  for (const Rule& rule : module->rules) {
+    check_expressible(*module, rule, rule.replacement);
+    stats->push_back(eqsat::RuleStats{"pypm:" + rule.name});
+  }
 
   auto search = [module, options](const eqsat::TensorEGraph& egraph, size_t limit) {
     std::vector<egraph::Match> found;
