@@ -86,6 +86,10 @@ std::string explain(const ir::Graph& graph, const Module& module, std::string_vi
     bool fired = false;
     matcher.match_all(d, *value, [&](const Match& match) {
       ++matches;
+      if (!any_rules) {  // a pattern-only module: the first match is the answer
+        trace.note("match: " + bindings_text(module, match, graph));
+        return true;
+      }
       fired = note_rules(module, d, match, graph, trace);
       return fired;
     });

@@ -161,6 +161,16 @@ def test_explain_shows_which_alternate_failed_where(saturate, compiled, tmp_path
     assert "no match" in result.stdout
 
 
+def test_binary_unary_tree_is_bound_at_its_root_in_nasrnn(saturate, compiled):
+    # NasRNN's cell has tanh(ewmul(tanh(..), tanh(..)))-shaped trees of one binary and one
+    # unary operator; the pattern binds x to the root, not to a leaf.
+    result = saturate("pm", "apply", compiled["binary_unary_tree"], "nasrnn", "--reduced",
+                      "--explain", "t65")
+    assert result.returncode == 0, result.stderr
+    assert "pattern 'BinaryUnaryTree'" in result.stdout and "): matches" in result.stdout
+    assert "match: x = t65, f = ewmul, g = tanh" in result.stdout
+
+
 def test_phase_ordering_trap_is_escaped_through_the_egraph(saturate, compiled, tmp_path):
     # Greedy: the scalar canonicalization, listed first, destroys the GELU before it is fused.
     report, after = apply(saturate, tmp_path, compiled["phase_ordering"],
