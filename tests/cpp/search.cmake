@@ -1,0 +1,3 @@
+saturate_test(search_match_applier_test saturate_search saturate_models)
+saturate_test(search_taso_test saturate_search)
+saturate_test(search_models_test saturate_search saturate_models)
