@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/graph_loader.h"
+#include "cli/optimize_options.h"
 #include "cli/rules_loader.h"
 #include "cli/text_table.h"
 #include "cli/verification.h"
@@ -18,30 +19,6 @@
 namespace saturate::cli {
 namespace {
 
-struct OptimizeCommandOptions {
-  std::string graph;
-  bool reduced = false;
-  std::string output_path;
-  std::string json_path;
-  std::string dot_path;
-  std::string egraph_path;
-  std::string egraph_dot_path;
-  std::vector<std::string> rule_files;
-  std::vector<std::string> tensat_multi_files;
-  std::vector<std::string> pypm_files;
-  bool no_rules = false;
-  size_t node_limit = 50'000;
-  size_t iteration_limit = 15;
-  size_t k_multi = 1;
-  double time_limit = 3600;
-  std::string cycle_filter = "efficient";
-  std::string extractor = "ilp";
-  std::string ilp_cycles = "none";
-  double ilp_time_limit = 600;
-  bool verify = false;
-  bool backoff = false;
-};
-
 void run_optimize(const OptimizeCommandOptions& options) {
   ir::Graph graph = load_graph(options.graph, options.reduced);
   if (options.no_rules && (!options.rule_files.empty() || !options.tensat_multi_files.empty())) {
@@ -51,6 +28,11 @@ void run_optimize(const OptimizeCommandOptions& options) {
                              ? eqsat::RuleSet{}
                              : load_rule_sets(options.rule_files, options.tensat_multi_files);
   cost::AnalyticCostModel model;
+  if (options.search == "taso") {
+    if (!options.pypm_files.empty()) throw Error("--pypm works with --search eqsat only");
+    run_taso_search(options, graph, rules, model);
+    return;
+  }
 
   eqsat::OptimizeOptions settings;
   settings.node_limit = options.node_limit;
@@ -163,11 +145,7 @@ void run_optimize(const OptimizeCommandOptions& options) {
               result.extraction.status.c_str(),
               result.extraction.proven_optimal ? ", proven optimal" : "", result.extract_seconds);
   if (options.verify) {
-    std::printf(
-        "verify: %s (max abs error %.3g, max relative error %.3g%s)\n",
-        verified ? "ok" : "MISMATCH", report["max_abs_error"].get<double>(),
-        report["max_relative_error"].get<double>(),
-        report["outputs_finite"].get<bool>() ? "" : "; outputs not finite on random inputs");
+    print_verification(report, verified);
   }
   if (!options.output_path.empty()) std::printf("wrote %s\n", options.output_path.c_str());
   if (!options.json_path.empty()) std::printf("wrote %s\n", options.json_path.c_str());
@@ -220,6 +198,17 @@ void register_optimize_command(CLI::App& app) {
       ->capture_default_str();
   command->add_flag("--backoff", options->backoff,
                     "Use egg's backoff scheduler instead of applying every match");
+  command
+      ->add_option("--search", options->search,
+                   "eqsat: equality saturation and extraction; taso: TASO's backtracking "
+                   "search over the same rules and cost model (the baseline)")
+      ->check(CLI::IsMember({"eqsat", "taso"}))
+      ->capture_default_str();
+  command->add_option("--alpha", options->alpha, "TASO: keep graphs cheaper than alpha x best")
+      ->check(CLI::Range(1.0, 10.0))
+      ->capture_default_str();
+  command->add_option("--budget", options->budget, "TASO: graphs expanded at most")
+      ->capture_default_str();
   command->add_flag("--verify", options->verify,
                     "Run original and optimized graphs on the same random inputs and compare");
   command->callback([options] { run_optimize(*options); });

@@ -101,11 +101,7 @@ void run_apply(const ApplyOptions& options) {
               format_double(before).c_str(), format_double(after).c_str(), result.passes,
               result.hit_iteration_cap ? " (iteration cap hit)" : "", result.seconds);
   if (options.verify) {
-    std::printf(
-        "verify: %s (max abs error %.3g, max relative error %.3g%s)\n",
-        verified ? "ok" : "MISMATCH", report["max_abs_error"].get<double>(),
-        report["max_relative_error"].get<double>(),
-        report["outputs_finite"].get<bool>() ? "" : "; outputs not finite on random inputs");
+    print_verification(report, verified);
     if (!verified) throw Error("pm apply: the rewritten graph does not compute the same outputs");
   }
   if (!options.output_path.empty())

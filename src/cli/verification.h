@@ -29,4 +29,12 @@ inline bool verify_rewrite(const ir::Graph& original, const ir::Graph& rewritten
   return verified;
 }
 
+// The line `--verify` prints, from what verify_rewrite recorded.
+inline void print_verification(const nlohmann::ordered_json& report, bool verified) {
+  std::printf("verify: %s (max abs error %.3g, max relative error %.3g%s)\n",
+              verified ? "ok" : "MISMATCH", report["max_abs_error"].get<double>(),
+              report["max_relative_error"].get<double>(),
+              report["outputs_finite"].get<bool>() ? "" : "; outputs not finite on random inputs");
+}
+
 }  // namespace saturate::cli

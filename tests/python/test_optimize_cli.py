@@ -135,3 +135,26 @@ def test_optimize_draws_the_egraph(saturate, tmp_path):
         pytest.skip("graphviz 'dot' is not installed (scripts/setup.sh installs it)")
     rendered = subprocess.run(["dot", "-Tsvg", str(dot_path)], capture_output=True, text=True)
     assert rendered.returncode == 0, rendered.stderr
+
+
+def test_taso_baseline_search_reports_time_to_best_and_verifies(saturate, tmp_path):
+    report_path, graph_path = tmp_path / "taso.json", tmp_path / "taso.sxp"
+    result = saturate("optimize", "squeezenet", "--reduced", "--search", "taso", "--alpha", "1.05",
+                      "--budget", "10", "--verify", "--json", report_path, "-o", graph_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["search"] == "taso" and report["verified"] is True
+    assert report["expansions"] <= 10 and report["stop_reason"] in ("budget", "exhausted")
+    assert report["optimized_cost"] < report["original_cost"]
+    assert 0 < report["seconds_to_best"] <= report["total_seconds"]
+    assert report["best_path"]  # the rules that led to the best graph
+    assert report["candidates"]["kept"] <= report["candidates"]["matches"]
+    shown = json.loads(saturate("show", graph_path, "--json").stdout)
+    assert shown["ops"] == report["optimized_ops"]
+
+
+def test_taso_rejects_pypm_and_bad_alpha(saturate, tmp_path):
+    result = saturate("optimize", "squeezenet", "--search", "taso", "--alpha", "0.5")
+    assert result.returncode != 0 and "alpha" in result.stderr
+    result = saturate("optimize", "squeezenet", "--search", "bogus")
+    assert result.returncode != 0

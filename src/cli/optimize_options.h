@@ -1,0 +1,46 @@
+#pragma once
+
+// The options of `saturate optimize`, shared by its two searches.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "eqsat/rule_file.h"
+#include "ir/graph.h"
+
+namespace saturate::cli {
+
+struct OptimizeCommandOptions {
+  std::string graph;
+  bool reduced = false;
+  std::string output_path;
+  std::string json_path;
+  std::string dot_path;
+  std::string egraph_path;
+  std::string egraph_dot_path;
+  std::vector<std::string> rule_files;
+  std::vector<std::string> tensat_multi_files;
+  std::vector<std::string> pypm_files;
+  bool no_rules = false;
+  size_t node_limit = 50'000;
+  size_t iteration_limit = 15;
+  size_t k_multi = 1;
+  double time_limit = 3600;
+  std::string cycle_filter = "efficient";
+  std::string extractor = "ilp";
+  std::string ilp_cycles = "none";
+  double ilp_time_limit = 600;
+  bool verify = false;
+  bool backoff = false;
+  std::string search = "eqsat";  // or "taso"
+  double alpha = 1.05;           // TASO
+  size_t budget = 100;           // TASO
+};
+
+// `optimize --search taso`: the TASO baseline with the same rules and cost model; prints a table
+// and writes the same outputs (-o, --dot, --json) as the equality-saturation path.
+void run_taso_search(const OptimizeCommandOptions& options, const ir::Graph& graph,
+                     const eqsat::RuleSet& rules, const cost::CostModel& model);
+
+}  // namespace saturate::cli

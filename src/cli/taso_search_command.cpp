@@ -1,0 +1,93 @@
+// `saturate optimize --search taso`: TASO's backtracking search as the baseline for equality
+// saturation, reported in the same shape so the two can be compared run for run.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/optimize_options.h"
+#include "cli/text_table.h"
+#include "cli/verification.h"
+#include "ir/dot_writer.h"
+#include "ir/text_format.h"
+#include "search/taso_search.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace saturate::cli {
+
+void run_taso_search(const OptimizeCommandOptions& options, const ir::Graph& graph,
+                     const eqsat::RuleSet& rules, const cost::CostModel& model) {
+  search::TasoOptions settings;
+  settings.alpha = options.alpha;
+  settings.budget = options.budget;
+  settings.time_limit_seconds = options.time_limit;
+  settings.progress = [budget = options.budget](const search::TasoProgress& progress) {
+    std::fprintf(stderr, "\rtaso: %zu/%zu expansions, best %.4f ms, queue %zu, %.1f s",
+                 progress.expansions, budget, progress.best_cost, progress.queue_size,
+                 progress.elapsed_seconds);
+  };
+  std::fprintf(stderr, "taso search on %s: %zu operators, %zu rules, alpha %g, budget %zu\n",
+               graph.name().c_str(), graph.num_operators(), rules.size(), options.alpha,
+               options.budget);
+  search::TasoResult result = search::taso_search(graph, rules, model, settings);
+  std::fprintf(stderr, "\n");
+
+  const search::CandidateCounts& c = result.candidates;
+  nlohmann::ordered_json report = {
+      {"model", graph.name()},
+      {"search", "taso"},
+      {"cost_model", model.name()},
+      {"original_cost", result.original_cost},
+      {"optimized_cost", result.optimized_cost},
+      {"speedup_percent", result.speedup_percent()},
+      {"original_ops", graph.num_operators()},
+      {"optimized_ops", result.graph.num_operators()},
+      {"alpha", options.alpha},
+      {"budget", options.budget},
+      {"expansions", result.expansions},
+      {"stop_reason", std::string(search::to_string(result.stop_reason))},
+      {"total_seconds", result.total_seconds},
+      {"seconds_to_best", result.seconds_to_best},
+      {"expansion_of_best", result.expansion_of_best},
+      {"best_path", result.best_path},
+      {"max_queue_size", result.max_queue_size},
+      {"candidates",
+       {{"matches", c.matches},
+        {"generated", c.generated},
+        {"kept", c.kept},
+        {"shape_rejected", c.shape_rejected},
+        {"condition_rejected", c.condition_rejected},
+        {"split_rejected", c.split_rejected},
+        {"unchanged", c.unchanged},
+        {"cycle_rejected", c.cycle_rejected},
+        {"duplicate_rejected", c.duplicate_rejected},
+        {"too_large_rejected", c.too_large_rejected},
+        {"too_costly_rejected", c.too_costly_rejected}}},
+      {"verified", nullptr},
+      {"max_abs_error", nullptr}};
+  const bool verified = !options.verify || verify_rewrite(graph, result.graph, report);
+
+  if (!options.output_path.empty())
+    write_file_atomically(options.output_path, ir::write_text(result.graph));
+  if (!options.dot_path.empty())
+    write_file_atomically(options.dot_path, ir::write_dot(result.graph));
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
+
+  TextTable table({"", "original", "optimized"});
+  table.add_row({"cost (ms, " + model.name() + ")", format_fixed(result.original_cost, 4),
+                 format_fixed(result.optimized_cost, 4)});
+  table.add_row({"operators", std::to_string(graph.num_operators()),
+                 std::to_string(result.graph.num_operators())});
+  std::printf("%s\n", table.render().c_str());
+  std::printf("speedup (cost model): %.2f%%\n", result.speedup_percent());
+  std::printf(
+      "taso: %zu expansions (%s), %zu candidates kept of %zu matches, %.3f s, best "
+      "found at %.3f s (expansion %zu)\n",
+      result.expansions, std::string(search::to_string(result.stop_reason)).c_str(), c.kept,
+      c.matches, result.total_seconds, result.seconds_to_best, result.expansion_of_best);
+  if (options.verify) {
+    print_verification(report, verified);
+  }
+  if (!verified) throw Error("the optimized graph does not compute the same outputs");
+}
+
+}  // namespace saturate::cli
