@@ -284,3 +284,36 @@ def pm_file(saturate, tmp_path):
         return target
 
     return compile_text
+
+
+def test_guard_on_a_missing_attribute_is_a_clear_error(saturate, tmp_path, pm_file):
+    patterns = pm_file("""
+        from saturate.pypm import Relu, pattern, rule
+
+        @pattern
+        def Strided(x):
+            y = Relu(x)
+            assert x.attrs.stride_h == 1
+            return y
+
+        @rule(Strided)
+        def same(x):
+            return Relu(x)
+    """)
+    graph = write_graph(tmp_path, CHAIN)
+    out = tmp_path / "out.sxp"
+    result = saturate("pm", "apply", patterns, graph, "-o", out)
+    assert result.returncode == 1
+    assert "patterns.py:7" in result.stderr and "no attribute 'stride_h'" in result.stderr
+    assert not out.exists()
+
+
+def test_pattern_that_recurses_forever_is_refused(saturate, tmp_path):
+    source = tmp_path / "loop.py"
+    source.write_text("from saturate.pypm import pattern\n\n@pattern\ndef Loop(x):\n"
+                      "    return Loop(x)\n")
+    out = tmp_path / "loop.pmb"
+    result = saturate("pm", "compile", source, "-o", out)
+    assert result.returncode == 1
+    assert "loop.py:" in result.stderr and "recurs" in result.stderr
+    assert not out.exists()
