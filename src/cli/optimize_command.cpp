@@ -114,20 +114,8 @@ void run_optimize(const OptimizeCommandOptions& options) {
     verified = verify_rewrite(graph, result.graph, report);
   }
 
-  // Outputs are written only once everything succeeded, each through a temporary file.
-  if (!options.output_path.empty())
-    write_file_atomically(options.output_path, ir::write_text(result.graph));
-  if (!options.dot_path.empty())
-    write_file_atomically(options.dot_path, ir::write_dot(result.graph));
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
-
-  TextTable table({"", "original", "optimized"});
-  table.add_row({"cost (ms, " + model.name() + ")", format_fixed(result.original_cost, 4),
-                 format_fixed(result.optimized_cost, 4)});
-  table.add_row({"operators", std::to_string(graph.num_operators()),
-                 std::to_string(result.graph.num_operators())});
-  std::printf("%s\n", table.render().c_str());
-  std::printf("speedup (cost model): %.2f%%\n", result.speedup_percent());
+  write_outputs_and_summary(options, graph, result.graph, result.original_cost,
+                            result.optimized_cost, model, report);
   if (result.kept_original) {
     std::printf("the extracted graph cost %.4f ms, more than the original: kept the original\n",
                 result.extracted_graph_cost);
@@ -153,6 +141,25 @@ void run_optimize(const OptimizeCommandOptions& options) {
 }
 
 }  // namespace
+
+void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::Graph& original,
+                               const ir::Graph& optimized, double original_cost,
+                               double optimized_cost, const cost::CostModel& model,
+                               const nlohmann::ordered_json& report) {
+  if (!options.output_path.empty())
+    write_file_atomically(options.output_path, ir::write_text(optimized));
+  if (!options.dot_path.empty()) write_file_atomically(options.dot_path, ir::write_dot(optimized));
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
+
+  TextTable table({"", "original", "optimized"});
+  table.add_row({"cost (ms, " + model.name() + ")", format_fixed(original_cost, 4),
+                 format_fixed(optimized_cost, 4)});
+  table.add_row({"operators", std::to_string(original.num_operators()),
+                 std::to_string(optimized.num_operators())});
+  std::printf("%s\n", table.render().c_str());
+  const double speedup = optimized_cost > 0 ? 100.0 * (original_cost / optimized_cost - 1.0) : 0;
+  std::printf("speedup (cost model): %.2f%%\n", speedup);
+}
 
 void register_optimize_command(CLI::App& app) {
   auto options = std::make_shared<OptimizeCommandOptions>();

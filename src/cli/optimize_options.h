@@ -2,6 +2,7 @@
 
 // The options of `saturate optimize`, shared by its two searches.
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,13 @@ struct OptimizeCommandOptions {
   double alpha = 1.05;           // TASO
   size_t budget = 100;           // TASO
 };
+
+// Writes what was asked (-o, --dot, --json; each through a temporary file, only once
+// everything succeeded) and prints the cost and operator table and the speedup line.
+void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::Graph& original,
+                               const ir::Graph& optimized, double original_cost,
+                               double optimized_cost, const cost::CostModel& model,
+                               const nlohmann::ordered_json& report);
 
 // `optimize --search taso`: the TASO baseline with the same rules and cost model; prints a table
 // and writes the same outputs (-o, --dot, --json) as the equality-saturation path.

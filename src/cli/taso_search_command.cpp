@@ -4,10 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/optimize_options.h"
-#include "cli/text_table.h"
 #include "cli/verification.h"
-#include "ir/dot_writer.h"
-#include "ir/text_format.h"
 #include "search/taso_search.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -66,19 +63,8 @@ void run_taso_search(const OptimizeCommandOptions& options, const ir::Graph& gra
       {"max_abs_error", nullptr}};
   const bool verified = !options.verify || verify_rewrite(graph, result.graph, report);
 
-  if (!options.output_path.empty())
-    write_file_atomically(options.output_path, ir::write_text(result.graph));
-  if (!options.dot_path.empty())
-    write_file_atomically(options.dot_path, ir::write_dot(result.graph));
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
-
-  TextTable table({"", "original", "optimized"});
-  table.add_row({"cost (ms, " + model.name() + ")", format_fixed(result.original_cost, 4),
-                 format_fixed(result.optimized_cost, 4)});
-  table.add_row({"operators", std::to_string(graph.num_operators()),
-                 std::to_string(result.graph.num_operators())});
-  std::printf("%s\n", table.render().c_str());
-  std::printf("speedup (cost model): %.2f%%\n", result.speedup_percent());
+  write_outputs_and_summary(options, graph, result.graph, result.original_cost,
+                            result.optimized_cost, model, report);
   std::printf(
       "taso: %zu expansions (%s), %zu candidates kept of %zu matches, %.3f s, best "
       "found at %.3f s (expansion %zu)\n",

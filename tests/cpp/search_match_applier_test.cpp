@@ -12,13 +12,13 @@
 #include "models/model_registry.h"
 #include "runtime/graph_comparison.h"
 #include "search/match_applier.h"
+#include "search_test_support.h"
 
 using namespace saturate;
 using namespace saturate::search;
+using saturate::search::testing_support::library_rules;
 
 namespace {
-
-namespace fs = std::filesystem;
 
 const cost::AnalyticCostModel model;
 
@@ -29,17 +29,6 @@ struct Compiled {
   explicit Compiled(std::string_view text)
       : rewrites(compiler.compile(eqsat::parse_rules(text, "test.rules"))) {}
 };
-
-eqsat::RuleSet library_rules() {
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(SATURATE_SOURCE_DIR) / "rules")) {
-    if (entry.path().extension() == ".rules") files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  eqsat::RuleSet set;
-  for (const std::string& file : files) set.append(eqsat::load_rules(file));
-  return set;
-}
 
 ExactCost exact_graph_cost(const ir::Graph& graph) {
   ExactCost total = 0;

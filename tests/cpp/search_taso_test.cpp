@@ -9,25 +9,13 @@
 #include "ir/text_format.h"
 #include "runtime/graph_comparison.h"
 #include "search/taso_search.h"
+#include "search_test_support.h"
 
 using namespace saturate;
 using namespace saturate::search;
+using saturate::search::testing_support::library_rules;
 
 namespace {
-
-namespace fs = std::filesystem;
-
-// The shipped rule library, loaded as the CLI does.
-eqsat::RuleSet library_rules() {
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(SATURATE_SOURCE_DIR) / "rules")) {
-    if (entry.path().extension() == ".rules") files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  eqsat::RuleSet set;
-  for (const std::string& file : files) set.append(eqsat::load_rules(file));
-  return set;
-}
 
 const cost::AnalyticCostModel cost_model;
 
