@@ -8,6 +8,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev coinor-libcbc-dev
   graphviz python3-dev pybind11-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev libsqlite3-dev
 )
 missing=()
 for package in "${apt_packages[@]}"; do
@@ -24,7 +25,7 @@ if ((${#missing[@]})); then
 fi
 
 python=${PYTHON:-python3}
-if ! "$python" -c "import pytest" 2>/dev/null; then
+if ! "$python" -c "import pytest, onnx, onnxruntime, numpy" 2>/dev/null; then
   echo "setup: installing Python packages from requirements-dev.txt"
   "$python" -m pip install -q -r "$(dirname "$0")/../requirements-dev.txt"
 fi
