@@ -1,0 +1,145 @@
+"""Checks that two ONNX models compute the same numbers, by running both in ONNX Runtime.
+
+``saturate optimize model.onnx --verify`` calls this as
+``python3 -m saturate.onnx_check ORIGINAL OPTIMIZED --json``: both models run on the same random
+inputs (float32, normal, fixed seed) and the largest absolute and relative differences of every
+output are reported. The exit status is 1 on a mismatch, 2 when a model cannot be run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+# Relative error is measured against max(|expected|, this floor) so that outputs near zero do
+# not turn rounding noise into huge relative errors.
+RELATIVE_FLOOR = 1e-3
+
+
+@dataclass
+class OutputDifference:
+    name: str
+    max_abs_error: float
+    max_rel_error: float
+
+
+@dataclass
+class CheckResult:
+    ok: bool
+    max_abs_error: float
+    max_rel_error: float
+    rtol: float
+    atol: float
+    trials: int
+    outputs: list[OutputDifference] = field(default_factory=list)
+
+
+def _session(model):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    # Compare the graphs as written: ORT's own graph rewrites must not hide a difference.
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.log_severity_level = 3
+    source = model.SerializeToString() if hasattr(model, "SerializeToString") else str(model)
+    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+
+
+def random_feeds(session, rng) -> dict[str, np.ndarray]:
+    feeds = {}
+    for value in session.get_inputs():
+        if value.type != "tensor(float)":
+            raise ValueError(f"input {value.name} has type {value.type}; only float inputs are fed")
+        shape = value.shape
+        if any(not isinstance(dim, int) for dim in shape):
+            raise ValueError(f"input {value.name} has a dynamic shape {shape}")
+        feeds[value.name] = rng.standard_normal(shape).astype(np.float32)
+    return feeds
+
+
+def compare_models(original, optimized, *, seed=0, trials=2, rtol=1e-3, atol=1e-4) -> CheckResult:
+    """Runs both models (ModelProto or path) on the same random inputs and compares outputs by
+    position (an optimizer keeps the outputs in order) and by name when both have it."""
+    first, second = _session(original), _session(optimized)
+    names_first = [o.name for o in first.get_outputs()]
+    names_second = [o.name for o in second.get_outputs()]
+    if len(names_first) != len(names_second):
+        raise ValueError(f"the models have {len(names_first)} and {len(names_second)} outputs")
+    inputs_first = sorted(i.name for i in first.get_inputs())
+    inputs_second = sorted(i.name for i in second.get_inputs())
+    if inputs_first != inputs_second:
+        raise ValueError(f"the models take different inputs: {inputs_first} and {inputs_second}")
+    rng = np.random.default_rng(seed)
+    worst = {name: [0.0, 0.0] for name in names_first}
+    ok = True
+    for _ in range(trials):
+        feeds = random_feeds(first, rng)
+        expected = first.run(None, feeds)
+        actual = second.run(None, feeds)
+        for name, want, got in zip(names_first, expected, actual):
+            if want.shape != got.shape:
+                raise ValueError(f"output {name}: shapes {want.shape} and {got.shape} differ")
+            if not (np.all(np.isfinite(want)) and np.all(np.isfinite(got))):
+                ok = ok and bool(np.array_equal(np.isnan(want), np.isnan(got)))
+            difference = np.abs(want.astype(np.float64) - got.astype(np.float64))
+            scale = np.maximum(np.abs(want.astype(np.float64)), RELATIVE_FLOOR)
+            abs_error = float(np.nanmax(difference)) if difference.size else 0.0
+            rel_error = float(np.nanmax(difference / scale)) if difference.size else 0.0
+            worst[name][0] = max(worst[name][0], abs_error)
+            worst[name][1] = max(worst[name][1], rel_error)
+            ok = ok and bool(np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
+    outputs = [OutputDifference(name, *worst[name]) for name in names_first]
+    return CheckResult(
+        ok=ok,
+        max_abs_error=max((o.max_abs_error for o in outputs), default=0.0),
+        max_rel_error=max((o.max_rel_error for o in outputs), default=0.0),
+        rtol=rtol,
+        atol=atol,
+        trials=trials,
+        outputs=outputs,
+    )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python3 -m saturate.onnx_check",
+        description="Run two ONNX models in ONNX Runtime on the same random inputs and compare.",
+    )
+    parser.add_argument("original")
+    parser.add_argument("optimized")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--trials", type=int, default=2)
+    parser.add_argument("--rtol", type=float, default=1e-3)
+    parser.add_argument("--atol", type=float, default=1e-4)
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    args = parser.parse_args(argv)
+    try:
+        result = compare_models(
+            args.original,
+            args.optimized,
+            seed=args.seed,
+            trials=args.trials,
+            rtol=args.rtol,
+            atol=args.atol,
+        )
+    except ImportError as error:
+        print(f"error: ONNX Runtime is not installed ({error}); pip install onnxruntime",
+              file=sys.stderr)
+        return 2
+    except Exception as error:  # ORT raises its own exception types; report them all alike
+        print(f"error: cannot compare the models: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(asdict(result)))
+    else:
+        verdict = "match" if result.ok else "MISMATCH"
+        print(f"{verdict}: max abs error {result.max_abs_error:.3g}, "
+              f"max rel error {result.max_rel_error:.3g} over {result.trials} trials")
+    return 0 if result.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

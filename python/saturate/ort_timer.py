@@ -1,0 +1,108 @@
+"""Times one-operator ONNX models in ONNX Runtime: the back end of ``--cost onnxruntime``.
+
+The C++ measured cost model writes every configuration it has not measured yet as a one-node
+ONNX model and runs ``python3 -m saturate.ort_timer REQUEST.json`` once for the whole batch, so
+the interpreter start and ORT's initialization are paid once. The request is
+``{"models": [paths], "warmup": 2, "repeats": 7, "threads": 1, "min_run_ms": 0.2}``; the answer,
+printed as one JSON object, is ``{"fingerprint": "...", "times_ms": [...]}``, the median
+milliseconds of one run of each model in order. A model ORT cannot load or run is an error
+(exit 2): a measured cost is never made up.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def fingerprint(threads: int) -> str:
+    import onnxruntime as ort
+
+    return f"onnxruntime {ort.__version__}; {cpu_model()}; {threads} threads"
+
+
+def make_session(path: str, threads: int):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
+def feeds_for(session, rng) -> dict[str, np.ndarray]:
+    feeds = {}
+    for value in session.get_inputs():
+        if value.type != "tensor(float)":
+            raise ValueError(f"input {value.name} has type {value.type}")
+        feeds[value.name] = rng.standard_normal(value.shape).astype(np.float32)
+    return feeds
+
+
+def time_model(path: str, warmup: int, repeats: int, threads: int, min_run_ms: float) -> float:
+    """Median milliseconds per run. Each sample runs the model enough times to last about
+    min_run_ms, so that very small operators are not timed at the clock's resolution."""
+    session = make_session(path, threads)
+    feeds = feeds_for(session, np.random.default_rng(0))
+    for _ in range(max(warmup, 1)):
+        session.run(None, feeds)
+    start = time.perf_counter()
+    session.run(None, feeds)
+    single_ms = (time.perf_counter() - start) * 1e3
+    inner = max(1, min(1000, int(min_run_ms / max(single_ms, 1e-6))))
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(inner):
+            session.run(None, feeds)
+        samples.append((time.perf_counter() - start) * 1e3 / inner)
+    return statistics.median(samples)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python3 -m saturate.ort_timer REQUEST.json", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[0], encoding="utf-8") as file:
+            request = json.load(file)
+        threads = int(request.get("threads", 1))
+        warmup = int(request.get("warmup", 2))
+        repeats = int(request.get("repeats", 7))
+        min_run_ms = float(request.get("min_run_ms", 0.2))
+        times = []
+        for path in request["models"]:
+            try:
+                times.append(time_model(path, warmup, repeats, threads, min_run_ms))
+            except Exception as error:  # name the model; ORT's exception types vary
+                raise RuntimeError(f"{os.path.basename(path)}: {error}") from error
+        print(json.dumps({"fingerprint": fingerprint(threads), "times_ms": times}))
+        return 0
+    except ImportError as error:
+        print(f"error: ONNX Runtime is not installed ({error}); pip install onnxruntime",
+              file=sys.stderr)
+    except Exception as error:
+        print(f"error: onnxruntime timing failed: {error}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The Python helpers the C++ side calls for ONNX Runtime: the model comparison behind
+``optimize --verify`` on ONNX input, and the batch timer behind ``--cost onnxruntime``."""
+import json
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
+
+from saturate import onnx_check, ort_timer  # noqa: E402
+
+
+def matmul_model(path: pathlib.Path, scale: float = 1.0, opset: int = 17) -> pathlib.Path:
+    rng = np.random.default_rng(1)
+    weight = numpy_helper.from_array((rng.standard_normal((8, 4)) * scale).astype(np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+        [weight],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return path
+
+
+def run_module(module, *args):
+    return subprocess.run(
+        [sys.executable, "-m", module, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=REPO / "python",
+        timeout=120,
+    )
+
+
+def test_identical_models_match(tmp_path):
+    path = matmul_model(tmp_path / "a.onnx")
+    result = onnx_check.compare_models(path, path)
+    assert result.ok and result.max_abs_error == 0.0 and result.outputs[0].name == "y"
+
+
+def test_different_weights_are_a_mismatch_with_exit_status_1(tmp_path):
+    first = matmul_model(tmp_path / "a.onnx")
+    second = matmul_model(tmp_path / "b.onnx", scale=1.01)
+    result = onnx_check.compare_models(first, second)
+    assert not result.ok and result.max_abs_error > 1e-4
+    process = run_module("saturate.onnx_check", first, second, "--json")
+    assert process.returncode == 1
+    report = json.loads(process.stdout)
+    assert report["ok"] is False and report["max_rel_error"] > 0
+
+
+def test_unreadable_model_is_a_clear_error(tmp_path):
+    good = matmul_model(tmp_path / "a.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    process = run_module("saturate.onnx_check", good, bad)
+    assert process.returncode == 2
+    assert process.stderr.startswith("error: cannot compare the models")
+
+
+def test_timer_reports_one_positive_time_per_model(tmp_path):
+    paths = [matmul_model(tmp_path / f"m{i}.onnx") for i in range(2)]
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"models": [str(p) for p in paths], "repeats": 3}))
+    process = run_module("saturate.ort_timer", request)
+    assert process.returncode == 0, process.stderr
+    answer = json.loads(process.stdout)
+    assert len(answer["times_ms"]) == 2
+    assert all(np.isfinite(t) and t > 0 for t in answer["times_ms"])
+    assert answer["fingerprint"].startswith("onnxruntime ")
+
+
+def test_timer_never_makes_up_a_time_for_a_broken_model(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x01garbage")
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"models": [str(bad)]}))
+    process = run_module("saturate.ort_timer", request)
+    assert process.returncode == 2
+    assert "bad.onnx" in process.stderr and process.stdout == ""
+
+
+@pytest.mark.parametrize("request_text", ["{", '{"no_models": []}'])
+def test_timer_rejects_a_malformed_request(tmp_path, request_text):
+    request = tmp_path / "request.json"
+    request.write_text(request_text)
+    process = run_module("saturate.ort_timer", request)
+    assert process.returncode == 2 and process.stderr.startswith("error:")
