@@ -132,6 +132,19 @@ class Symbol:
     def __iter__(self):
         raise PyPMError(f"'{self._display()}' is a pattern variable and cannot be iterated")
 
+    @property
+    def attrs(self) -> "Attrs":
+        self._idx()
+        return Attrs(self)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise PyPMError(self._unknown_property(name))
+
+    def _unknown_property(self, name: str) -> str:
+        raise NotImplementedError  # each kind of variable names what it has
+
 
 class Attrs:
     """``x.attrs.name``: an attribute of the node producing ``x`` (or of op variable ``f``)."""
@@ -172,19 +185,12 @@ class TermVar(Symbol):
     def op(self) -> "Expr":
         return Expr(core.EOpName(self._idx()))
 
-    @property
-    def attrs(self) -> Attrs:
-        self._idx()
-        return Attrs(self)
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
+    def _unknown_property(self, name: str) -> str:
         if name == "name":
-            raise PyPMError(f"'{self._display()}' is a term variable: use "
-                            f"{self._display()}.op for the producing operator's name")
-        raise PyPMError(f"term variable '{self._display()}' has no property '{name}' (use "
-                        "shape, dtype, op or attrs)")
+            return (f"'{self._display()}' is a term variable: use "
+                    f"{self._display()}.op for the producing operator's name")
+        return (f"term variable '{self._display()}' has no property '{name}' (use "
+                "shape, dtype, op or attrs)")
 
     def __le__(self, pattern) -> "MatchConstraint":
         _require("a match constraint (x <= p)", PATTERN)
@@ -240,19 +246,12 @@ class OpVar(Symbol):
     def name(self) -> "Expr":
         return Expr(core.EOpName(self._idx()))
 
-    @property
-    def attrs(self) -> Attrs:
-        self._idx()
-        return Attrs(self)
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
+    def _unknown_property(self, name: str) -> str:
         if name in ("shape", "dtype", "op"):
-            raise PyPMError(f"'{self._display()}' is an operator variable: it has name and "
-                            f"attrs, not {name} (an op variable used as a term?)")
-        raise PyPMError(f"operator variable '{self._display()}' has no property '{name}' (use "
-                        "name or attrs)")
+            return (f"'{self._display()}' is an operator variable: it has name and "
+                    f"attrs, not {name} (an op variable used as a term?)")
+        return (f"operator variable '{self._display()}' has no property '{name}' (use "
+                "name or attrs)")
 
     def __call__(self, *args, **attrs) -> "App":
         t = _require(f"{self._display()}(...)")
