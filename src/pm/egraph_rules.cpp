@@ -181,7 +181,11 @@ eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
     stats->push_back(eqsat::RuleStats{"pypm:" + rule.name});
   }
 
-  auto search = [module, options](const eqsat::TensorEGraph& egraph, size_t limit) {
+  // Each rule's variables, computed once rather than per match.
+  auto rule_vars = std::make_shared<std::vector<std::vector<Var>>>();
+  for (const Rule& rule : module->rules) rule_vars->push_back(module->rule_variables(rule));
+
+  auto search = [module, options, rule_vars](const eqsat::TensorEGraph& egraph, size_t limit) {
     std::vector<egraph::Match> found;
     EGraphView view(egraph);
     Matcher<EGraphView> matcher(*module, view, options);
@@ -196,8 +200,7 @@ eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
           for (size_t r = 0; r < module->rules.size(); ++r) {
             const Rule& rule = module->rules[r];
             if (rule.definition != d) continue;
-            std::vector<Var> vars = module->rule_variables(rule);
-            MatchScope scope(match, rule, vars, view);
+            MatchScope scope(match, rule, (*rule_vars)[r], view);
             bool guards_hold = true;
             for (const Expr& guard : rule.guards) {
               guards_hold =
