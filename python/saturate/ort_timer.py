@@ -7,6 +7,10 @@ the interpreter start and ORT's initialization are paid once. The request is
 printed as one JSON object, is ``{"fingerprint": "...", "times_ms": [...]}``, the median
 milliseconds of one run of each model in order. A model ORT cannot load or run is an error
 (exit 2): a measured cost is never made up.
+
+``--serve`` keeps one process for many requests: each line of standard input is a request
+(``{"fingerprint": true, "threads": 1}`` asks only for the fingerprint) and each answer is one
+line of standard output; a failed request answers ``{"error": "..."}`` and the server goes on.
 """
 from __future__ import annotations
 
@@ -76,29 +80,55 @@ def time_model(path: str, warmup: int, repeats: int, threads: int, min_run_ms: f
     return statistics.median(samples)
 
 
+def answer(request: dict) -> dict:
+    """Runs one request; raises on a malformed request or a model ORT cannot run."""
+    threads = int(request.get("threads", 1))
+    if request.get("fingerprint"):
+        return {"fingerprint": fingerprint(threads)}
+    warmup = int(request.get("warmup", 2))
+    repeats = int(request.get("repeats", 7))
+    min_run_ms = float(request.get("min_run_ms", 0.2))
+    times = []
+    for path in request["models"]:
+        try:
+            times.append(time_model(path, warmup, repeats, threads, min_run_ms))
+        except Exception as error:  # name the model; ORT's exception types vary
+            raise RuntimeError(f"{os.path.basename(path)}: {error}") from error
+    return {"fingerprint": fingerprint(threads), "times_ms": times}
+
+
+def serve() -> int:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            reply = answer(json.loads(line))
+        except KeyError as error:
+            reply = {"error": f"malformed request: no {error}"}
+        except Exception as error:
+            reply = {"error": f"onnxruntime timing failed: {error}"}
+        print(json.dumps(reply), flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError as error:
+        print(f"error: ONNX Runtime is not installed ({error}); pip install onnxruntime",
+              file=sys.stderr)
+        return 2
+    if argv == ["--serve"]:
+        return serve()
     if len(argv) != 1:
-        print("usage: python3 -m saturate.ort_timer REQUEST.json", file=sys.stderr)
+        print("usage: python3 -m saturate.ort_timer REQUEST.json | --serve", file=sys.stderr)
         return 2
     try:
         with open(argv[0], encoding="utf-8") as file:
             request = json.load(file)
-        threads = int(request.get("threads", 1))
-        warmup = int(request.get("warmup", 2))
-        repeats = int(request.get("repeats", 7))
-        min_run_ms = float(request.get("min_run_ms", 0.2))
-        times = []
-        for path in request["models"]:
-            try:
-                times.append(time_model(path, warmup, repeats, threads, min_run_ms))
-            except Exception as error:  # name the model; ORT's exception types vary
-                raise RuntimeError(f"{os.path.basename(path)}: {error}") from error
-        print(json.dumps({"fingerprint": fingerprint(threads), "times_ms": times}))
+        print(json.dumps(answer(request)))
         return 0
-    except ImportError as error:
-        print(f"error: ONNX Runtime is not installed ({error}); pip install onnxruntime",
-              file=sys.stderr)
     except Exception as error:
         print(f"error: onnxruntime timing failed: {error}", file=sys.stderr)
     return 2

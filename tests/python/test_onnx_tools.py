@@ -96,3 +96,28 @@ def test_timer_rejects_a_malformed_request(tmp_path, request_text):
     request.write_text(request_text)
     process = run_module("saturate.ort_timer", request)
     assert process.returncode == 2 and process.stderr.startswith("error:")
+
+
+def test_server_answers_each_request_and_survives_a_bad_one(tmp_path):
+    path = matmul_model(tmp_path / "m.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"garbage")
+    requests = [
+        {"fingerprint": True},
+        {"models": [str(bad)]},
+        {"models": [str(path)], "repeats": 2},
+    ]
+    process = subprocess.run(
+        [sys.executable, "-m", "saturate.ort_timer", "--serve"],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        cwd=REPO / "python",
+        timeout=120,
+    )
+    assert process.returncode == 0, process.stderr
+    answers = [json.loads(line) for line in process.stdout.splitlines()]
+    assert len(answers) == 3
+    assert answers[0]["fingerprint"].startswith("onnxruntime ")
+    assert "bad.onnx" in answers[1]["error"]
+    assert len(answers[2]["times_ms"]) == 1 and answers[2]["times_ms"][0] > 0

@@ -1,0 +1,1 @@
+saturate_test(support_child_process_test saturate_support)
