@@ -210,6 +210,10 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
     case OpKind::Transpose:
     case OpKind::Concat:
     case OpKind::Merge:
+    case OpKind::Pad:
+      return {0, moved};
+    case OpKind::Opaque:
+      // Unknown work: priced by the bytes it reads and writes, like a layout operator.
       return {0, moved};
     case OpKind::Enlarge:
       // Only the reference's shape matters; its data is never read.

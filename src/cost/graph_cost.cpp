@@ -14,6 +14,7 @@ std::vector<bool> compile_time_known(const ir::Graph& graph) {
         known[id] = true;
         break;
       case ir::OpKind::Input:
+      case ir::OpKind::Opaque:  // unknown to the interpreter, so never folded
         break;
       default: {
         // Nodes are in topological order, so every input's entry is already final. An operator

@@ -10,7 +10,7 @@ namespace saturate::eqsat {
 double node_cost(const TensorEGraph& egraph, const TensorNode& node, const cost::CostModel& model) {
   if (node.op.kind != TensorOp::Kind::Operator) return 0;
   const LanguageOp& op = node.op.op();
-  if (op.kind == LanguageOpKind::SplitProjection || op.ir_op == ir::OpKind::Noop) return 0;
+  if (is_projection(op) || op.ir_op == ir::OpKind::Noop) return 0;
   std::vector<const TensorData*> children;
   for (EClassId child : node.children) children.push_back(&egraph.data(child));
   DecomposedNode parts = decompose(node.op, children);
@@ -20,7 +20,8 @@ double node_cost(const TensorEGraph& egraph, const TensorNode& node, const cost:
     inputs.push_back(children[index]->info.type);
     all_known = all_known && children[index]->known;
   }
-  if (all_known) return 0;  // computed from weights only: folded at compile time
+  // Computed from weights only: folded at compile time (opaque operators never are).
+  if (all_known && op.ir_op != ir::OpKind::Opaque) return 0;
   std::vector<ir::TensorType> outputs;
   ir::Attributes attrs;
   if (op.kind == LanguageOpKind::Split) {

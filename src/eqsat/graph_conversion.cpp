@@ -75,7 +75,17 @@ GraphRoot add_graph(TensorEGraph& egraph, const ir::Graph& graph) {
       values[id].push_back(rest);
       continue;
     }
-    values[id].push_back(add_operator(egraph, language_op_for(node.op), node.attrs, inputs));
+    EClassId result = add_operator(egraph, language_op_for(node.op), node.attrs, inputs);
+    if (node.outputs.size() > 1) {
+      // A multi-output (opaque) operator's class is a tuple; each output is a projection.
+      for (size_t k = 0; k < node.outputs.size(); ++k) {
+        EClassId index = add_attribute(egraph, static_cast<int64_t>(k));
+        values[id].push_back(
+            egraph.add(TensorNode(TensorOp::of(language_op("opaque_output")), {index, result})));
+      }
+      continue;
+    }
+    values[id].push_back(result);
   }
   GraphRoot root{{}, graph.name(), {}};
   const LanguageOp& noop = language_op_for(ir::OpKind::Noop);
@@ -110,6 +120,7 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
   };
 
   std::function<ir::NodeId(EClassId)> build_split;
+  std::function<ir::NodeId(EClassId)> build_tuple;
   std::function<ir::ValueRef(EClassId)> build = [&](EClassId id) -> ir::ValueRef {
     uint32_t key = egraph.find(id).value();
     if (auto it = built.find(key); it != built.end()) return it->second;
@@ -141,6 +152,9 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
       const LanguageOp& op = node.op.op();
       if (op.kind == LanguageOpKind::SplitProjection) {
         value = {build_split(node.children[0]), static_cast<uint32_t>(op.projection)};
+      } else if (op.kind == LanguageOpKind::OutputProjection) {
+        value = {build_tuple(node.children[1]),
+                 static_cast<uint32_t>(std::get<int64_t>(attribute(node.children[0])))};
       } else if (op.kind == LanguageOpKind::Split) {
         throw Error("internal: a split class is not a tensor");
       } else {
@@ -160,6 +174,30 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
     in_progress[key] = false;
     built.emplace(key, value);
     return value;
+  };
+  // The multi-output operator (opaque) whose tuple class this is, built once.
+  std::unordered_map<uint32_t, ir::NodeId> built_tuples;
+  build_tuple = [&](EClassId id) -> ir::NodeId {
+    uint32_t key = egraph.find(id).value();
+    if (auto it = built_tuples.find(key); it != built_tuples.end()) return it->second;
+    const TensorNode& node = chosen(id);
+    if (node.op.kind != TensorOp::Kind::Operator || node.op.op().kind != LanguageOpKind::Operator) {
+      throw Error("internal: an output projection of something other than an operator");
+    }
+    const LanguageOp& op = node.op.op();
+    std::vector<ir::ValueRef> inputs;
+    ir::Attributes attrs;
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      const Slot& slot = op.node_slots[std::min(i, op.node_slots.size() - 1)];
+      if (slot.kind == SlotKind::Attribute) {
+        if (!slot.check_only) attrs.set(slot.name, attribute(node.children[i]));
+      } else {
+        inputs.push_back(build(node.children[i]));
+      }
+    }
+    ir::NodeId built_node = graph.add_node(*op.ir_op, std::move(inputs), attrs);
+    built_tuples.emplace(key, built_node);
+    return built_node;
   };
   build_split = [&](EClassId id) -> ir::NodeId {
     uint32_t key = egraph.find(id).value();

@@ -39,6 +39,10 @@ LanguageOp make_operator(const ir::OpInfo& info) {
       add_attributes();
       add_tensors();
       break;
+    case ir::OpKind::Opaque:  // variadic: the tensors must come last
+      add_attributes();
+      add_tensors();
+      break;
     case ir::OpKind::Concat:
       op.slots.push_back(attribute_slot(info, "axis"));
       op.slots.push_back({SlotKind::Attribute, "ndim", ir::AttrKind::Int, true});
@@ -84,6 +88,13 @@ struct Table {
                      false,
                      part});
     }
+    Slot index{SlotKind::Attribute, "index", ir::AttrKind::Int};
+    Slot outputs{SlotKind::Tuple, "outputs"};
+    ops.push_back({"opaque_output",
+                   LanguageOpKind::OutputProjection,
+                   std::nullopt,
+                   {index, outputs},
+                   {index, outputs}});
     for (size_t i = 0; i < ops.size(); ++i) by_name.emplace(ops[i].name, i);
   }
 };

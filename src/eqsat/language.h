@@ -23,7 +23,9 @@ struct Slot {
   bool check_only = false;  // TENSAT's concat "ndim": checked against the rank
 };
 
-enum class LanguageOpKind { Operator, Split, SplitProjection };
+// OutputProjection ("opaque_output INDEX TUPLE") takes one output of a multi-output operator
+// (an opaque ONNX node), whose own class is a tuple.
+enum class LanguageOpKind { Operator, Split, SplitProjection, OutputProjection };
 
 struct LanguageOp {
   std::string name;
@@ -45,5 +47,9 @@ const LanguageOp* find_language_op(std::string_view name);
 const std::vector<LanguageOp>& language_ops();
 // The language op an IR operator maps to.
 const LanguageOp& language_op_for(ir::OpKind op);
+// Split projections and output projections: they select a value, they compute nothing.
+inline bool is_projection(const LanguageOp& op) {
+  return op.kind == LanguageOpKind::SplitProjection || op.kind == LanguageOpKind::OutputProjection;
+}
 
 }  // namespace saturate::eqsat

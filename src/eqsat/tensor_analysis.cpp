@@ -85,6 +85,21 @@ TensorData compute_data(const TensorOp& label, const std::vector<const TensorDat
       data.known = tuple.known;
       return data;
     }
+    if (op.kind == LanguageOpKind::OutputProjection) {
+      const TensorData& index = *children.at(0);
+      const TensorData& tuple = *children.at(1);
+      const auto* k = std::get_if<int64_t>(&index.attribute);
+      if (index.kind != TensorData::Kind::Attribute || k == nullptr)
+        return TensorData::invalid(op.name + ": the index must be an integer");
+      if (tuple.kind != TensorData::Kind::Tuple || *k < 0 ||
+          *k >= static_cast<int64_t>(tuple.parts.size())) {
+        return TensorData::invalid(op.name + " of a non-tuple or out of range");
+      }
+      data.kind = TensorData::Kind::Tensor;
+      data.info = tuple.parts[static_cast<size_t>(*k)];
+      data.known = tuple.known;
+      return data;
+    }
     DecomposedNode node = decompose(label, children);
     std::vector<const TensorInfo*> inputs;
     std::vector<ir::TensorType> types;
@@ -115,6 +130,16 @@ TensorData compute_data(const TensorOp& label, const std::vector<const TensorDat
       return data;
     }
     std::vector<ir::TensorType> outputs = ir::infer_types(*op.ir_op, types, node.attrs);
+    if (*op.ir_op == ir::OpKind::Opaque) {
+      // Never folded (the interpreter cannot evaluate it); several outputs make a tuple that
+      // opaque_output nodes take apart.
+      data.known = false;
+      if (outputs.size() > 1) {
+        data.kind = TensorData::Kind::Tuple;
+        for (const auto& type : outputs) data.parts.push_back(TensorInfo::of(type));
+        return data;
+      }
+    }
     data.kind = TensorData::Kind::Tensor;
     data.info = TensorInfo::of(outputs.at(0));
     ir::Attributes complete = ir::complete_attributes(ir::op_info(*op.ir_op), node.attrs);

@@ -45,8 +45,12 @@ enum class OpKind : uint16_t {
   ReduceMean,
   // Fused scaled dot-product attention (what PyPM's attention rule produces).
   Attention,
+  // What ONNX import needs: explicit constant padding (ONNX Conv/Pool pads that are neither
+  // SAME nor VALID), and any ONNX operator Saturate does not know, carried through unchanged.
+  Pad,
+  Opaque,
 };
 
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::Attention) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::Opaque) + 1;
 
 }  // namespace saturate::ir

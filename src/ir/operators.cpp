@@ -350,6 +350,45 @@ Types clip(const Types& in, const Attributes& attrs) {
   return {in[0]};
 }
 
+Types pad(const Types& in, const Attributes& attrs) {
+  const auto& x = in[0];
+  const auto& pads = attrs.get_ints("pads");
+  if (static_cast<int>(pads.size()) != 2 * x.rank()) {
+    shape_error("pad needs 2 x rank = " + std::to_string(2 * x.rank()) + " pads for " +
+                to_string(x) + ", got " + to_string(pads));
+  }
+  Dims out = x.dims;
+  for (int axis = 0; axis < x.rank(); ++axis) {
+    int64_t begin = pads[axis];
+    int64_t end = pads[axis + x.rank()];
+    if (begin < 0 || end < 0) shape_error("pad pads must be non-negative, got " + to_string(pads));
+    out[axis] += begin + end;
+  }
+  require_sane_size(out);
+  return {TensorType{x.dtype, out}};
+}
+
+// An opaque operator's outputs are whatever the importer recorded: "f32[1 3];f32[10]".
+Types opaque(const Types&, const Attributes& attrs) {
+  const std::string& text = attrs.get_string("output_types");
+  Types out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view item = std::string_view(text).substr(start, end - start);
+    auto type = parse_tensor_type(item);
+    if (!type) {
+      shape_error("opaque output_types '" + text + "': '" + std::string(item) +
+                  "' is not a type like f32[1 3 224 224]");
+    }
+    if (!type->dims.empty()) require_sane_size(type->dims);
+    out.push_back(*type);
+    start = end + 1;
+  }
+  return out;
+}
+
 AttrSpec required(std::string name, AttrKind kind) {
   return {std::move(name), kind, std::nullopt};
 }
@@ -599,6 +638,28 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Contraction,
        "softmax(q k / scale, last axis) v; k is given transposed, (..., d, n).",
        attention},
+      {OpKind::Pad,
+       "pad",
+       1,
+       1,
+       {"x"},
+       {required("pads", AttrKind::Ints)},
+       OpCategory::Layout,
+       "Zero padding; pads in ONNX order [x1_begin, x2_begin, ..., x1_end, x2_end, ...].",
+       pad},
+      {OpKind::Opaque,
+       "opaque",
+       0,
+       kVariadic,
+       {"inputs"},
+       {required("op_type", AttrKind::String), with_default("domain", AttrKind::String, ""),
+        with_default("onnx_attributes", AttrKind::String, ""),
+        required("output_types", AttrKind::String)},
+       OpCategory::Other,
+       "An ONNX operator Saturate does not know, carried through unchanged: op_type and domain "
+       "name it, onnx_attributes holds its attributes (base64 of a serialized NodeProto), "
+       "output_types its outputs (\"f32[1 3];f32[10]\"). No rule matches it.",
+       opaque},
   };
   return ops;
 }

@@ -34,4 +34,25 @@ std::string to_string(const TensorType& type) {
   return std::string(to_string(type.dtype)) + to_string(type.dims);
 }
 
+std::optional<TensorType> parse_tensor_type(std::string_view text) {
+  size_t open = text.find('[');
+  if (open == std::string_view::npos || text.empty() || text.back() != ']') return std::nullopt;
+  auto dtype = parse_dtype(text.substr(0, open));
+  if (!dtype) return std::nullopt;
+  TensorType type{*dtype, {}};
+  std::string_view body = text.substr(open + 1, text.size() - open - 2);
+  size_t start = 0;
+  while (start < body.size()) {
+    size_t end = body.find(' ', start);
+    if (end == std::string_view::npos) end = body.size();
+    if (end > start) {
+      auto dim = parse_int(body.substr(start, end - start));
+      if (!dim) return std::nullopt;
+      type.dims.push_back(*dim);
+    }
+    start = end + 1;
+  }
+  return type;
+}
+
 }  // namespace saturate::ir

@@ -31,5 +31,7 @@ struct TensorType {
 std::string to_string(const Dims& dims);
 // "f32[64 1024]".
 std::string to_string(const TensorType& type);
+// Parses what to_string(TensorType) writes; nullopt on anything else.
+std::optional<TensorType> parse_tensor_type(std::string_view text);
 
 }  // namespace saturate::ir

@@ -140,6 +140,11 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
       return {kernels::reduce_mean(*in[0], attrs.get_ints("axes"), out_dims)};
     case OpKind::Attention:
       return {kernels::attention(*in[0], *in[1], *in[2], attrs.get_float("scale"), out_dims)};
+    case OpKind::Pad:
+      return {kernels::pad(*in[0], attrs.get_ints("pads"), out_dims)};
+    case OpKind::Opaque:
+      throw Error("cannot evaluate opaque ONNX operator " + attrs.get_string("op_type") +
+                  " (node '" + node.name() + "') in the reference interpreter");
   }
   throw Error(describe(node) + ": the interpreter does not know this operator");
 }

@@ -49,6 +49,8 @@ Tensor concat(const std::vector<const Tensor*>& parts, int64_t axis);
 std::vector<Tensor> split(const Tensor& x, int64_t axis, const std::vector<int64_t>& sizes);
 Tensor merge(const Tensor& w, int64_t count);
 Tensor reshape(const Tensor& x, const ir::Dims& out_dims);
+// Zero padding; pads in ONNX order [x1_begin, ..., x1_end, ...].
+Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const ir::Dims& out_dims);
 
 // normalization_kernels.cpp
 Tensor batchnorm(const Tensor& x, const Tensor& scale, const Tensor& bias, const Tensor& mean,

@@ -1,5 +1,5 @@
 // Operators that move elements without arithmetic: transpose, enlarge, concat, split, merge,
-// reshape.
+// reshape, pad.
 #include <algorithm>
 
 #include "runtime/index_math.h"
@@ -115,6 +115,21 @@ Tensor merge(const Tensor& w, int64_t count) {
 
 Tensor reshape(const Tensor& x, const ir::Dims& out_dims) {
   return Tensor(out_dims, x.data);
+}
+
+Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const ir::Dims& out_dims) {
+  const size_t rank = x.dims.size();
+  Tensor out(out_dims);
+  if (x.data.empty()) return out;
+  std::vector<int64_t> out_strides = detail::row_major_strides(out_dims);
+  std::vector<int64_t> index(rank, 0);
+  size_t flat = 0;
+  do {
+    int64_t offset = 0;
+    for (size_t i = 0; i < rank; ++i) offset += (index[i] + pads[i]) * out_strides[i];
+    out.data[static_cast<size_t>(offset)] = x.data[flat++];
+  } while (detail::next_index(index, x.dims));
+  return out;
 }
 
 }  // namespace saturate::runtime::kernels

@@ -161,8 +161,8 @@ bool MatchApplier::finish_class(uint32_t id, ExactCost& price) {
     return true;
   }
   const eqsat::LanguageOp& op = node.op.op();
-  if (op.kind == eqsat::LanguageOpKind::SplitProjection) {
-    known_[id] = known_[work_.find(node.children[0]).index()];
+  if (eqsat::is_projection(op)) {
+    known_[id] = known_[work_.find(node.children.back()).index()];
     return false;  // an output of the split, not a node
   }
   bool any_input = false;
@@ -172,7 +172,7 @@ bool MatchApplier::finish_class(uint32_t id, ExactCost& price) {
     any_input = true;
     all_known = all_known && known_[work_.find(child).index()] != 0;
   }
-  known_[id] = any_input && all_known;
+  known_[id] = any_input && all_known && op.ir_op != ir::OpKind::Opaque;
   if (op.ir_op == ir::OpKind::Noop) return false;  // joins outputs; dropped on extraction
   if (known_[id]) return true;
   const bool base = from_base_[id] != 0;

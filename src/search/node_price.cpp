@@ -10,7 +10,7 @@ double node_price(const eqsat::TensorEGraph& egraph, const eqsat::TensorNode& no
                   const cost::CostModel& model) {
   if (node.op.kind != eqsat::TensorOp::Kind::Operator) return 0;
   const eqsat::LanguageOp& op = node.op.op();
-  if (op.kind == eqsat::LanguageOpKind::SplitProjection || op.ir_op == ir::OpKind::Noop) return 0;
+  if (eqsat::is_projection(op) || op.ir_op == ir::OpKind::Noop) return 0;
   std::vector<const eqsat::TensorData*> children;
   children.reserve(node.children.size());
   for (eqsat::EClassId child : node.children) children.push_back(&egraph.data(child));

@@ -123,6 +123,10 @@ OPERATORS: tuple[OpInfo, ...] = (
     OpInfo("reduce_mean", "ReduceMean", 1, 1, ("x",),
            (AttrInfo("axes", INTS), AttrInfo("keepdims", INT, 1))),
     OpInfo("attention", "Attention", 3, 3, ("q", "k", "v"), (AttrInfo("scale", FLOAT, 1.0),)),
+    OpInfo("pad", "Pad", 1, 1, ("x",), (AttrInfo("pads", INTS),)),
+    OpInfo("opaque", "Opaque", 0, None, ("inputs",),
+           (AttrInfo("op_type", STRING), AttrInfo("domain", STRING, ""),
+            AttrInfo("onnx_attributes", STRING, ""), AttrInfo("output_types", STRING))),
 )
 
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OPERATORS}
