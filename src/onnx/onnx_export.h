@@ -1,0 +1,32 @@
+#pragma once
+
+#include <string>
+
+#include "ir/graph.h"
+#include "onnx/onnx_model.h"
+
+namespace saturate::onnx {
+
+// The serialized ONNX model (ModelProto bytes) of `graph`, with weights from `source`:
+//  - fused activations, SAME padding, attention, gelu (before opset 20), layernorm (before 17)
+//    are written as the ONNX operators they stand for; noop disappears;
+//  - a pad feeding a VALID conv (or a VALID average pool, counting the pad) folds into its pads;
+//  - operators whose inputs are all weights or constants (concat of weights after a merge rule,
+//    enlarge, merge, ...) are evaluated by the reference interpreter and written as
+//    initializers;
+//  - opaque nodes are restored exactly (op type, domain, attributes, embedded constants).
+// The opset is the source's default-domain opset when the graph holds opaque nodes of that
+// domain (their schemas must not change), else max(17, source's). Throws saturate::Error when a
+// weight has no data in `source` (a graph from a .sxp file or a bundled model has none).
+std::string export_onnx(const ir::Graph& graph, const OnnxModel& source);
+
+// export_onnx, checked by the ONNX checker, written atomically (temporary file in the
+// destination directory, then rename): on any error nothing is written.
+void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::string& path);
+
+// An OnnxModel for exporting a graph that did not come from ONNX: `weights` gives every weight's
+// data by name (tests and tools use random ones).
+OnnxModel make_export_source(const ir::Graph& graph,
+                             std::map<std::string, std::vector<float>> weights);
+
+}  // namespace saturate::onnx

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace saturate::onnx {
+
+// An imported ONNX model: the IR graph plus what export needs to write a model that runs with
+// the original weights and keeps the original's interface and metadata.
+struct OnnxModel {
+  ir::Graph graph;
+  // Initializer data (float32, row-major) by IR weight name. Scalars and single-valued
+  // initializers become IR constants instead and are not listed here.
+  std::map<std::string, std::vector<float>> weights;
+
+  int64_t ir_version = 8;
+  int64_t opset = 17;                            // default domain ("" / "ai.onnx")
+  std::map<std::string, int64_t> domain_opsets;  // other domains (opaque nodes use them)
+  std::string producer_name;
+  std::string producer_version;
+  std::string model_domain;
+  int64_t model_version = 0;
+  std::string doc_string;
+  std::string graph_name;
+  std::vector<std::pair<std::string, std::string>> metadata;  // metadata_props, in order
+  // Graph inputs and outputs in ONNX order (inputs that are initializers excluded).
+  std::vector<std::string> input_names;
+  std::vector<std::string> output_names;
+  // Whether this came from an ONNX file (false: built for export from another graph).
+  bool from_onnx = false;
+};
+
+}  // namespace saturate::onnx

@@ -1,0 +1,31 @@
+#pragma once
+
+// Reading and writing the data of ONNX TensorProtos (internal to the onnx part).
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/tensor_type.h"
+
+namespace saturate::onnx {
+
+// "FLOAT", "INT64", ... for messages.
+std::string data_type_name(int32_t data_type);
+
+bool is_float_tensor(const ::onnx::TensorProto& tensor);
+bool is_integer_tensor(const ::onnx::TensorProto& tensor);  // INT64 or INT32
+
+ir::Dims tensor_dims(const ::onnx::TensorProto& tensor);
+// Element values; throw saturate::Error naming `what` on a wrong type, external data or a
+// size that does not match the dims.
+std::vector<float> read_floats(const ::onnx::TensorProto& tensor, const std::string& what);
+std::vector<int64_t> read_ints(const ::onnx::TensorProto& tensor, const std::string& what);
+
+void write_floats(::onnx::TensorProto& tensor, const std::string& name, const ir::Dims& dims,
+                  const std::vector<float>& values);
+void write_ints(::onnx::TensorProto& tensor, const std::string& name, const ir::Dims& dims,
+                const std::vector<int64_t>& values);
+
+}  // namespace saturate::onnx
