@@ -18,6 +18,20 @@ struct OpConfig {
   const std::vector<ir::TensorType>& outputs;
 };
 
+// An operator configuration that owns its parts (OpConfig only refers to a node's), so that
+// configurations can be collected, deduplicated and measured in a batch.
+struct OwnedOpConfig {
+  ir::OpKind op;
+  ir::Attributes attrs;
+  std::vector<ir::TensorType> inputs;
+  std::vector<ir::TensorType> outputs;
+
+  OpConfig view() const { return OpConfig{op, attrs, inputs, outputs}; }
+  static OwnedOpConfig from(const OpConfig& config) {
+    return OwnedOpConfig{config.op, config.attrs, config.inputs, config.outputs};
+  }
+};
+
 // Canonical one-line text of a configuration, e.g.
 // "conv2d(f32[1 64 56 56], f32[64 64 3 3]) activation=relu padding=same stride_h=1 stride_w=1".
 // Equal configurations give equal text, so measured models can use it as a cache key and
@@ -31,6 +45,13 @@ class CostModel {
   // Short identifier printed in reports ("analytic", ...).
   virtual std::string name() const = 0;
   virtual double op_cost(const OpConfig& config) const = 0;
+  // Whether the model wants to see, before pricing, every configuration a search may ask about
+  // (a measured model times the ones it lacks in one batch). Callers skip collecting them when
+  // it does not.
+  virtual bool wants_prepare() const { return false; }
+  // Announces configurations about to be priced (all e-nodes of an e-graph, before extraction).
+  // The default does nothing; op_cost must work without it.
+  virtual void prepare(const std::vector<OwnedOpConfig>& /*configs*/) const {}
 };
 
 }  // namespace saturate::cost

@@ -10,19 +10,7 @@
 
 namespace saturate::cost {
 
-// An operator configuration that owns its parts (OpConfig only refers to a node's), so that
-// configurations can be collected, deduplicated and measured in a batch.
-struct OwnedOpConfig {
-  ir::OpKind op;
-  ir::Attributes attrs;
-  std::vector<ir::TensorType> inputs;
-  std::vector<ir::TensorType> outputs;
-
-  OpConfig view() const { return OpConfig{op, attrs, inputs, outputs}; }
-  static OwnedOpConfig from(const OpConfig& config) {
-    return OwnedOpConfig{config.op, config.attrs, config.inputs, config.outputs};
-  }
-};
+// OwnedOpConfig, the batch unit, is declared in cost_model.h (CostModel::prepare takes it).
 
 // Times operator configurations on one back end (a CPU library in process, an external runtime,
 // a GPU), the way TASO times each operator with cuDNN: warm-up runs, then the median of
@@ -44,6 +32,9 @@ class OpTimer {
   // Batched so that a back end with a fixed start cost (a subprocess, a device context) pays it
   // once. Throws saturate::Error when the back end fails; never returns a made-up value.
   virtual std::vector<double> time_ms(const std::vector<OwnedOpConfig>& configs) = 0;
+  // Timed repeats behind each median, recorded with the measurement in the cost cache; 0 when
+  // the back end does not say.
+  virtual int repeats() const { return 0; }
 };
 
 }  // namespace saturate::cost

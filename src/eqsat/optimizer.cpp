@@ -18,11 +18,28 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Records the configurations a pass prices (and prices them at zero), so that a measured model
+// can be asked to time them all in one batch before the real pass.
+class ConfigCollector : public cost::CostModel {
+ public:
+  std::string name() const override { return "collector"; }
+  double op_cost(const cost::OpConfig& config) const override {
+    configs.push_back(cost::OwnedOpConfig::from(config));
+    return 0;
+  }
+  mutable std::vector<cost::OwnedOpConfig> configs;
+};
+
 }  // namespace
 
 OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost::CostModel& model,
                         const OptimizeOptions& options) {
   OptimizeResult result{graph, 0, 0, 0, 0, false, {}, {}, {}, 0, 0, 0, 0, 0};
+  if (model.wants_prepare()) {
+    ConfigCollector collector;
+    cost::graph_cost(graph, collector);
+    model.prepare(collector.configs);
+  }
   result.original_cost = cost::graph_cost(graph, model).total;
 
   auto explore_start = std::chrono::steady_clock::now();
@@ -68,6 +85,11 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   result.cycle_filter_seconds = filter.check_seconds() + filter.postpass_seconds();
 
   auto extract_start = std::chrono::steady_clock::now();
+  if (model.wants_prepare()) {
+    ConfigCollector collector;
+    make_extraction_view(runner.egraph, runner.egraph.find(root.root), collector);
+    model.prepare(collector.configs);
+  }
   ExtractionView view = make_extraction_view(runner.egraph, runner.egraph.find(root.root), model);
   if (!options.egraph_dot_path.empty()) {
     write_file_atomically(options.egraph_dot_path,

@@ -1,0 +1,87 @@
+#include "cost/measured_cost_model.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "support/error.h"
+
+namespace saturate::cost {
+
+MeasuredCostModel::MeasuredCostModel(std::unique_ptr<OpTimer> timer,
+                                     std::unique_ptr<CostModel> fallback,
+                                     std::shared_ptr<CostCache> cache, MeasuredCostOptions options)
+    : timer_(std::move(timer)),
+      fallback_(std::move(fallback)),
+      cache_(std::move(cache)),
+      options_(std::move(options)) {
+  if (timer_ == nullptr) throw Error("a measured cost model needs an operator timer");
+  if (fallback_ == nullptr) throw Error("a measured cost model needs a fallback model");
+  options_.batch_size = std::max<size_t>(options_.batch_size, 1);
+  backend_ = timer_->backend();
+  fingerprint_ = timer_->fingerprint();
+}
+
+std::string MeasuredCostModel::name() const {
+  return backend_;
+}
+
+double MeasuredCostModel::op_cost(const OpConfig& config) const {
+  const std::string key = cache_key(config);
+  if (auto it = costs_.find(key); it != costs_.end()) return it->second;
+  prepare({OwnedOpConfig::from(config)});
+  return costs_.at(key);
+}
+
+void MeasuredCostModel::prepare(const std::vector<OwnedOpConfig>& configs) const {
+  std::vector<const OwnedOpConfig*> to_time;
+  std::vector<std::string> keys;
+  std::unordered_map<std::string, bool> pending;
+  for (const OwnedOpConfig& config : configs) {
+    const OpConfig view = config.view();
+    std::string key = cache_key(view);
+    if (costs_.contains(key) || pending.contains(key)) continue;
+    if (!timer_->supports(view)) {
+      costs_.emplace(key, fallback_->op_cost(view));
+      ++stats_.fallbacks;
+      continue;
+    }
+    if (cache_ != nullptr) {
+      if (auto cached = cache_->find(backend_, fingerprint_, key)) {
+        costs_.emplace(key, cached->milliseconds);
+        ++stats_.cache_hits;
+        continue;
+      }
+    }
+    pending.emplace(key, true);
+    to_time.push_back(&config);
+    keys.push_back(std::move(key));
+  }
+
+  for (size_t begin = 0; begin < to_time.size(); begin += options_.batch_size) {
+    const size_t end = std::min(to_time.size(), begin + options_.batch_size);
+    std::vector<OwnedOpConfig> batch;
+    for (size_t i = begin; i < end; ++i) batch.push_back(*to_time[i]);
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<double> milliseconds = timer_->time_ms(batch);
+    stats_.measure_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (milliseconds.size() != batch.size()) {
+      throw Error("the " + backend_ + " timer returned " + std::to_string(milliseconds.size()) +
+                  " times for " + std::to_string(batch.size()) + " configurations");
+    }
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    std::vector<std::pair<std::string, CachedCost>> entries;
+    for (size_t i = begin; i < end; ++i) {
+      const double ms = milliseconds[i - begin];
+      costs_.emplace(keys[i], ms);
+      entries.emplace_back(keys[i], CachedCost{ms, timer_->repeats(), now});
+      ++stats_.measured;
+    }
+    if (cache_ != nullptr) cache_->store(backend_, fingerprint_, entries);
+    if (options_.on_progress) options_.on_progress(end, to_time.size());
+  }
+}
+
+}  // namespace saturate::cost

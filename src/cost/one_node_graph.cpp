@@ -1,0 +1,34 @@
+#include "cost/one_node_graph.h"
+
+namespace saturate::cost {
+
+bool is_parameter_input(ir::OpKind op, size_t input) {
+  switch (op) {
+    case ir::OpKind::Conv2d:
+      return input == 1;
+    case ir::OpKind::BatchNorm:
+    case ir::OpKind::LayerNorm:
+      return input >= 1;
+    default:
+      return false;
+  }
+}
+
+ir::Graph one_node_graph(const OwnedOpConfig& config) {
+  ir::Graph graph("op");
+  std::vector<ir::ValueRef> inputs;
+  for (size_t i = 0; i < config.inputs.size(); ++i) {
+    const std::string name = "in" + std::to_string(i);
+    const ir::TensorType& type = config.inputs[i];
+    inputs.push_back(is_parameter_input(config.op, i)
+                         ? graph.add_weight(name, type.dims, type.dtype)
+                         : graph.add_input(name, type.dims, type.dtype));
+  }
+  const ir::NodeId node = graph.add_node(config.op, inputs, config.attrs);
+  for (size_t k = 0; k < graph.node(node).outputs.size(); ++k) {
+    graph.add_output("out" + std::to_string(k), {node, static_cast<uint32_t>(k)});
+  }
+  return graph;
+}
+
+}  // namespace saturate::cost
