@@ -11,7 +11,9 @@ void register_ops_command(CLI::App& app);
 void register_show_command(CLI::App& app);
 void register_run_command(CLI::App& app);
 void register_optimize_command(CLI::App& app);
+void register_export_command(CLI::App& app);
 void register_extract_command(CLI::App& app);
 void register_pm_command(CLI::App& app);
+void register_bench_command(CLI::App& app);
 
 }  // namespace saturate::cli

@@ -1,13 +1,25 @@
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "ir/graph.h"
+#include "onnx/onnx_model.h"
 
 namespace saturate::cli {
 
-// Resolves what a user names on the command line: a bundled model name ("bert"), or a path to
-// a graph in text form (".sxp"). Throws saturate::Error listing the known models otherwise.
+// Resolves what a user names on the command line: a bundled model name ("bert"), a path to
+// a graph in text form (".sxp") or an ONNX model (".onnx"). Throws saturate::Error listing the
+// known models otherwise.
 ir::Graph load_graph(const std::string& spec, bool reduced);
+
+// What load_graph_source read: the graph, where it came from, and for an ONNX file the model
+// that export needs (weights, opsets, interface).
+struct LoadedGraph {
+  ir::Graph graph;
+  std::string format;                           // "onnx", "sxp" or "bundled"
+  std::shared_ptr<const onnx::OnnxModel> onnx;  // set for ONNX files only
+};
+LoadedGraph load_graph_source(const std::string& spec, bool reduced);
 
 }  // namespace saturate::cli

@@ -20,8 +20,10 @@ int main(int argc, char** argv) {
   saturate::cli::register_show_command(app);
   saturate::cli::register_run_command(app);
   saturate::cli::register_optimize_command(app);
+  saturate::cli::register_export_command(app);
   saturate::cli::register_extract_command(app);
   saturate::cli::register_pm_command(app);
+  saturate::cli::register_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/graph_loader.h"
+#include "cli/onnx_verification.h"
 #include "cli/optimize_options.h"
 #include "cli/rules_loader.h"
 #include "cli/text_table.h"
@@ -11,6 +12,7 @@
 #include "eqsat/optimizer.h"
 #include "ir/dot_writer.h"
 #include "ir/text_format.h"
+#include "onnx/onnx_export.h"
 #include "pm/egraph_rules.h"
 #include "pm/format_reader.h"
 #include "support/error.h"
@@ -19,15 +21,28 @@
 namespace saturate::cli {
 namespace {
 
-void run_optimize(const OptimizeCommandOptions& options) {
-  ir::Graph graph = load_graph(options.graph, options.reduced);
+void run_optimize(const OptimizeCommandOptions& given) {
+  LoadedGraph loaded = load_graph_source(given.graph, given.reduced);
+  OptimizeCommandOptions options = given;
+  options.input_format = loaded.format;
+  options.onnx_source = loaded.onnx;
+  // Optimize for the runtime the model is deployed on: an ONNX model, unless told otherwise,
+  // is priced by timing its operators in ONNX Runtime.
+  if (options.cost.kind.empty()) options.cost.kind = loaded.onnx ? "onnxruntime" : "analytic";
+  if (ends_with(options.output_path, ".onnx") && !loaded.onnx) {
+    throw Error("cannot write '" + options.output_path +
+                "': exporting to ONNX needs the weights of an ONNX model, and '" + options.graph +
+                "' is not one (write .sxp instead)");
+  }
+  ir::Graph graph = std::move(loaded.graph);
   if (options.no_rules && (!options.rule_files.empty() || !options.tensat_multi_files.empty())) {
     throw Error("--no-rules contradicts --rules/--tensat-multi");
   }
   eqsat::RuleSet rules = options.no_rules
                              ? eqsat::RuleSet{}
                              : load_rule_sets(options.rule_files, options.tensat_multi_files);
-  cost::AnalyticCostModel model;
+  std::unique_ptr<cost::CostModel> cost_model = make_cost_model(options.cost);
+  const cost::CostModel& model = *cost_model;
   if (options.search == "taso") {
     if (!options.pypm_files.empty()) throw Error("--pypm works with --search eqsat only");
     run_taso_search(options, graph, rules, model);
@@ -111,7 +126,9 @@ void run_optimize(const OptimizeCommandOptions& options) {
 
   bool verified = true;
   if (options.verify) {
-    verified = verify_rewrite(graph, result.graph, report);
+    verified = options.onnx_source ? verify_with_onnxruntime(options.graph, result.graph,
+                                                             *options.onnx_source, report)
+                                   : verify_rewrite(graph, result.graph, report);
   }
 
   write_outputs_and_summary(options, graph, result.graph, result.original_cost,
@@ -146,10 +163,25 @@ void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::
                                const ir::Graph& optimized, double original_cost,
                                double optimized_cost, const cost::CostModel& model,
                                const nlohmann::ordered_json& report) {
-  if (!options.output_path.empty())
-    write_file_atomically(options.output_path, ir::write_text(optimized));
+  if (!options.output_path.empty()) {
+    if (ends_with(options.output_path, ".onnx")) {
+      if (!options.onnx_source) {
+        throw Error("cannot write '" + options.output_path +
+                    "': exporting to ONNX needs the weights of an ONNX model");
+      }
+      onnx::write_onnx(optimized, *options.onnx_source, options.output_path);
+    } else {
+      write_file_atomically(options.output_path, ir::write_text(optimized));
+    }
+  }
   if (!options.dot_path.empty()) write_file_atomically(options.dot_path, ir::write_dot(optimized));
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
+  nlohmann::ordered_json full_report = report;
+  add_cost_model_report(model, full_report);
+  full_report["input_format"] = options.input_format;
+  full_report["opaque_nodes"] = original.nodes_of(ir::OpKind::Opaque).size();
+  if (!options.json_path.empty()) {
+    write_file_atomically(options.json_path, full_report.dump(2) + "\n");
+  }
 
   TextTable table({"", "original", "optimized"});
   table.add_row({"cost (ms, " + model.name() + ")", format_fixed(original_cost, 4),
@@ -159,15 +191,20 @@ void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::
   std::printf("%s\n", table.render().c_str());
   const double speedup = optimized_cost > 0 ? 100.0 * (original_cost / optimized_cost - 1.0) : 0;
   std::printf("speedup (cost model): %.2f%%\n", speedup);
+  if (std::string summary = cost_model_summary(model); !summary.empty()) {
+    std::printf("%s\n", summary.c_str());
+  }
 }
 
 void register_optimize_command(CLI::App& app) {
   auto options = std::make_shared<OptimizeCommandOptions>();
   auto* command = app.add_subcommand(
       "optimize", "Optimize a graph by equality saturation and extraction; print what changed");
-  command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")->required();
+  command->add_option("MODEL", options->graph, "Bundled model name, .sxp graph or .onnx model")
+      ->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
-  command->add_option("-o,--output", options->output_path, "Write the optimized graph (.sxp)");
+  command->add_option("-o,--output", options->output_path,
+                      "Write the optimized graph (.sxp, or .onnx for an ONNX input)");
   command->add_option("--json", options->json_path, "Write a JSON report");
   command->add_option("--dot", options->dot_path, "Write the optimized graph as Graphviz DOT");
   command->add_option("--egraph-json", options->egraph_path,
@@ -216,8 +253,13 @@ void register_optimize_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--budget", options->budget, "TASO: graphs expanded at most")
       ->capture_default_str();
+  add_cost_model_options(command, options->cost);
+  command->add_option("--threads", options->cost.threads,
+                      "Threads of a measuring back end (default: 1 for onnxruntime, the OpenMP "
+                      "default for onednn)");
   command->add_flag("--verify", options->verify,
-                    "Run original and optimized graphs on the same random inputs and compare");
+                    "Run original and optimized graphs on the same random inputs and compare "
+                    "(in the reference interpreter; an ONNX model in ONNX Runtime)");
   command->callback([options] { run_optimize(*options); });
 }
 

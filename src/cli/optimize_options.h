@@ -2,13 +2,16 @@
 
 // The options of `saturate optimize`, shared by its two searches.
 #include <cstddef>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "cli/cost_model_options.h"
 #include "cost/cost_model.h"
 #include "eqsat/rule_file.h"
 #include "ir/graph.h"
+#include "onnx/onnx_model.h"
 
 namespace saturate::cli {
 
@@ -37,6 +40,11 @@ struct OptimizeCommandOptions {
   std::string search = "eqsat";  // or "taso"
   double alpha = 1.05;           // TASO
   size_t budget = 100;           // TASO
+  CostModelOptions cost;         // --cost, --cost-cache
+  // Set by the command from what it loaded: "onnx", "sxp" or "bundled", and for an ONNX input
+  // the model that `-o out.onnx` exports with.
+  std::string input_format;
+  std::shared_ptr<const onnx::OnnxModel> onnx_source;
 };
 
 // Writes what was asked (-o, --dot, --json; each through a temporary file, only once

@@ -6,6 +6,14 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
+# Measured cost models cache to ~/.cache by default: tests keep their measurements to themselves
+# (a test that needs its own cache file passes --cost-cache or sets this itself).
+if "SATURATE_COST_CACHE" not in os.environ:
+    import tempfile
+
+    os.environ["SATURATE_COST_CACHE"] = str(
+        pathlib.Path(tempfile.mkdtemp(prefix="saturate-test-cache-")) / "costs.sqlite")
+
 
 def saturate_binary() -> pathlib.Path:
     return pathlib.Path(os.environ.get("SATURATE_BIN", REPO / "build" / "bin" / "saturate"))

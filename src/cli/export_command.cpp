@@ -1,0 +1,53 @@
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/graph_loader.h"
+#include "onnx/onnx_export.h"
+#include "onnx/random_weights.h"
+#include "support/error.h"
+
+namespace saturate::cli {
+namespace {
+
+struct ExportOptions {
+  std::string graph;
+  std::string output;
+  bool reduced = false;
+  uint64_t seed = 0;
+};
+
+void export_graph(const ExportOptions& options) {
+  if (std::filesystem::path(options.output).extension() != ".onnx") {
+    throw Error("export: the output must be an .onnx file (got " + options.output + ")");
+  }
+  LoadedGraph loaded = load_graph_source(options.graph, options.reduced);
+  // A bundled model or a text graph has no trained weights: random ones, seeded, so that the
+  // exported model runs and a benchmark of it is reproducible.
+  const bool random = loaded.onnx == nullptr;
+  const onnx::OnnxModel source =
+      random ? onnx::make_export_source(loaded.graph,
+                                        onnx::random_weight_data(loaded.graph, options.seed))
+             : *loaded.onnx;
+  onnx::write_onnx(loaded.graph, source, options.output);
+  const std::string weights = random ? "random, seed " + std::to_string(options.seed)
+                                     : std::string("from the source model");
+  std::printf("wrote %s: %zu operators, %zu weights (%s)\n", options.output.c_str(),
+              loaded.graph.num_operators(), loaded.graph.weights().size(), weights.c_str());
+}
+
+}  // namespace
+
+void register_export_command(CLI::App& app) {
+  auto options = std::make_shared<ExportOptions>();
+  auto* command = app.add_subcommand(
+      "export", "Write a graph as an ONNX model (bundled models get random, seeded weights)");
+  command->add_option("MODEL", options->graph, "Bundled model name, .sxp or .onnx file")
+      ->required();
+  command->add_option("-o,--output", options->output, "The ONNX file to write")->required();
+  command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
+  command->add_option("--seed", options->seed, "Seed of the random weights")->capture_default_str();
+  command->callback([options] { export_graph(*options); });
+}
+
+}  // namespace saturate::cli

@@ -1,0 +1,98 @@
+#include "onnx/onnxruntime_op_timer.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cost/one_node_graph.h"
+#include "onnx/onnx_export.h"
+#include "onnx/random_weights.h"
+#include "support/child_process.h"
+#include "support/error.h"
+
+namespace saturate::onnx {
+namespace {
+
+std::string make_work_dir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "saturate-ort-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw Error("cannot create a temporary directory for ONNX Runtime timing models");
+  }
+  return pattern;
+}
+
+// The helper's answer, or its error as a saturate::Error.
+nlohmann::json ask(ChildProcess& helper, const nlohmann::json& request) {
+  const std::string line = helper.request(request.dump());
+  nlohmann::json answer = nlohmann::json::parse(line, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object()) {
+    throw Error("onnxruntime timer: unreadable answer: " + line.substr(0, 200));
+  }
+  if (answer.contains("error")) throw Error(answer["error"].get<std::string>());
+  return answer;
+}
+
+}  // namespace
+
+OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
+    : options_(std::move(options)) {
+  std::vector<std::string> environment;
+  if (!options_.python_dir.empty()) {
+    const char* current = std::getenv("PYTHONPATH");
+    environment.push_back(
+        "PYTHONPATH=" + options_.python_dir +
+        (current != nullptr && *current != '\0' ? ":" + std::string(current) : std::string()));
+  }
+  helper_ = std::make_unique<ChildProcess>(
+      std::vector<std::string>{options_.python, "-m", "saturate.ort_timer", "--serve"},
+      environment);
+  try {
+    fingerprint_ =
+        ask(*helper_, {{"fingerprint", true}, {"threads", options_.threads}})["fingerprint"];
+  } catch (const Error& error) {
+    throw Error(std::string("--cost onnxruntime needs Python with onnxruntime: ") + error.what());
+  }
+  work_dir_ = make_work_dir();
+}
+
+OnnxruntimeOpTimer::~OnnxruntimeOpTimer() {
+  helper_.reset();  // closes its input: the helper exits
+  std::error_code ignored;
+  if (!work_dir_.empty()) std::filesystem::remove_all(work_dir_, ignored);
+}
+
+bool OnnxruntimeOpTimer::supports(const cost::OpConfig& config) const {
+  const ir::OpKind op = config.op;
+  return op != ir::OpKind::Input && op != ir::OpKind::Weight && op != ir::OpKind::Constant &&
+         op != ir::OpKind::Noop && op != ir::OpKind::Opaque;
+}
+
+std::vector<double> OnnxruntimeOpTimer::time_ms(const std::vector<cost::OwnedOpConfig>& configs) {
+  if (configs.empty()) return {};
+  nlohmann::json paths = nlohmann::json::array();
+  for (const cost::OwnedOpConfig& config : configs) {
+    const ir::Graph graph = cost::one_node_graph(config);
+    const std::string path =
+        (std::filesystem::path(work_dir_) / ("op" + std::to_string(models_written_++) + ".onnx"))
+            .string();
+    write_onnx(graph, make_export_source(graph, random_weight_data(graph, options_.seed)), path);
+    paths.push_back(path);
+  }
+  const nlohmann::json answer = ask(*helper_, {{"models", paths},
+                                               {"threads", options_.threads},
+                                               {"warmup", options_.warmup},
+                                               {"repeats", options_.repeats},
+                                               {"min_run_ms", options_.min_run_ms}});
+  std::vector<double> times = answer.at("times_ms").get<std::vector<double>>();
+  if (times.size() != configs.size()) {
+    throw Error("onnxruntime timer answered " + std::to_string(times.size()) + " times for " +
+                std::to_string(configs.size()) + " models");
+  }
+  for (const nlohmann::json& path : paths) {
+    std::error_code ignored;
+    std::filesystem::remove(path.get<std::string>(), ignored);
+  }
+  return times;
+}
+
+}  // namespace saturate::onnx

@@ -1,0 +1,304 @@
+"""saturate optimize on ONNX files: import, optimize, export, and ONNX Runtime agrees."""
+import json
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+OPSET = 17
+RNG = np.random.default_rng(7)
+
+
+def weight(name, *shape, scale=0.5):
+    return numpy_helper.from_array((RNG.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def make_model(nodes, inputs, outputs, initializers=(), opset=OPSET, ir_version=8, extra=()):
+    graph = helper.make_graph(
+        nodes, "test",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outputs],
+        list(initializers))
+    opsets = [helper.make_opsetid("", opset), *extra]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="pytest")
+    model.ir_version = ir_version
+    return model
+
+
+def run_ort(path, feeds):
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(None, feeds)))
+
+
+def random_feeds(model):
+    feeds = {}
+    for value in model.graph.input:
+        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        feeds[value.name] = RNG.uniform(-1, 1, shape).astype(np.float32)
+    return feeds
+
+
+def optimize_and_compare(saturate, tmp_path, model, extra_args=()):
+    """Writes the model, optimizes it to ONNX, checks it and compares outputs with ORT."""
+    source = tmp_path / "model.onnx"
+    onnx.save(model, source)
+    before = source.read_bytes()
+    output = tmp_path / "out.onnx"
+    report_path = tmp_path / "report.json"
+    result = saturate("optimize", source, "-o", output, "--json", report_path,
+                      "--extract", "greedy", *extra_args)
+    assert result.returncode == 0, result.stderr
+    assert source.read_bytes() == before
+    optimized = onnx.load(output)
+    onnx.checker.check_model(optimized, full_check=True)
+    feeds = random_feeds(model)
+    expected = run_ort(source, feeds)
+    got = run_ort(output, feeds)
+    assert set(got) == set(expected)
+    for name in expected:
+        np.testing.assert_allclose(got[name], expected[name], rtol=1e-4, atol=1e-5)
+    report = json.loads(report_path.read_text())
+    assert report["input_format"] == "onnx"
+    return optimized, report
+
+
+def op_types(model):
+    return [node.op_type for node in model.graph.node]
+
+
+def test_conv_relu_with_explicit_pads(saturate, tmp_path):
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 2, 0, 1], strides=[1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        # SAME-like pads: maps to the IR's SAME padding.
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], group=2),
+        helper.make_node("Relu", ["c2"], ["y"]),
+    ]
+    model = make_model(nodes, [("x", [1, 4, 9, 9])], [("y", [1, 6, 9, 11])],
+                       [weight("w1", 6, 4, 2, 2), weight("b1", 6), weight("w2", 6, 3, 3, 3)])
+    optimized, report = optimize_and_compare(saturate, tmp_path, model)
+    assert report["opaque_nodes"] == 0
+    assert "Pad" not in op_types(optimized)  # folded back into the Conv's pads
+    assert op_types(optimized).count("Conv") == 2
+
+
+def test_two_matmuls_sharing_an_input(saturate, tmp_path):
+    nodes = [
+        helper.make_node("MatMul", ["x", "wa"], ["a"]),
+        helper.make_node("MatMul", ["x", "wb"], ["b"]),
+        helper.make_node("Relu", ["a"], ["ya"]),
+        helper.make_node("Tanh", ["b"], ["yb"]),
+    ]
+    model = make_model(nodes, [("x", [8, 16])], [("ya", [8, 32]), ("yb", [8, 32])],
+                       [weight("wa", 16, 32), weight("wb", 16, 32)])
+    optimize_and_compare(saturate, tmp_path, model)
+
+
+def test_unknown_operator_stays_opaque(saturate, tmp_path):
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Relu", ["m"], ["r"]),
+        helper.make_node("Hardmax", ["r"], ["h"], axis=1),
+        helper.make_node("LpNormalization", ["h"], ["n"], axis=-1, p=2),
+        helper.make_node("Add", ["n", "r"], ["s"]),
+        helper.make_node("Sigmoid", ["s"], ["y"]),
+    ]
+    model = make_model(nodes, [("x", [4, 8])], [("y", [4, 8])], [weight("w", 8, 8)])
+    optimized, report = optimize_and_compare(saturate, tmp_path, model)
+    assert report["opaque_nodes"] == 2
+    kinds = op_types(optimized)
+    assert "Hardmax" in kinds and "LpNormalization" in kinds
+    hardmax = next(n for n in optimized.graph.node if n.op_type == "Hardmax")
+    assert [(a.name, a.i) for a in hardmax.attribute] == [("axis", 1)]
+
+
+def test_opaque_node_with_int64_constant_inputs(saturate, tmp_path):
+    # Slice is unknown to the IR; its int64 starts/ends travel inside the opaque node.
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("Slice", ["r", "starts", "ends", "axes"], ["s"]),
+        # TopK's int64 indices are never read: they are written back under a fresh name.
+        helper.make_node("TopK", ["s", "k"], ["top", "indices"], axis=-1),
+        helper.make_node("Tanh", ["top"], ["y"]),
+    ]
+    model = make_model(nodes, [("x", [2, 10])], [("y", [2, 3])],
+                       [ints("starts", [2]), ints("ends", [8]), ints("axes", [1]), ints("k", [3])])
+    optimized, report = optimize_and_compare(saturate, tmp_path, model)
+    assert report["opaque_nodes"] == 2
+    assert "Slice" in op_types(optimized) and "TopK" in op_types(optimized)
+
+
+def test_gemm_flatten_reshape_split_concat(saturate, tmp_path):
+    nodes = [
+        helper.make_node("Flatten", ["x"], ["f"], axis=1),
+        helper.make_node("Gemm", ["f", "w", "c"], ["g"], transB=1, alpha=0.5, beta=2.0),
+        helper.make_node("Split", ["g", "sizes"], ["g0", "g1"], axis=1),
+        helper.make_node("Sigmoid", ["g0"], ["s0"]),
+        helper.make_node("Concat", ["g1", "s0"], ["cat"], axis=1),
+        helper.make_node("Reshape", ["cat", "shape"], ["r"]),
+        helper.make_node("Transpose", ["r"], ["t"], perm=[0, 2, 1]),
+        helper.make_node("Unsqueeze", ["t", "axes"], ["u"]),
+        helper.make_node("Squeeze", ["u", "axes"], ["q"]),
+        helper.make_node("Softmax", ["q"], ["y"], axis=-1),
+    ]
+    model = make_model(
+        nodes, [("x", [2, 3, 4])], [("y", [2, 4, 3])],
+        [weight("w", 12, 12), weight("c", 12), ints("sizes", [5, 7]), ints("shape", [0, 3, -1]),
+         ints("axes", [1])])
+    optimize_and_compare(saturate, tmp_path, model)
+
+
+def test_transformer_block_ops(saturate, tmp_path):
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["ln"], axis=-1),
+        helper.make_node("MatMul", ["ln", "w"], ["m"]),
+        helper.make_node("Div", ["m", "sqrt2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["e1"]),
+        helper.make_node("Mul", ["m", "e1"], ["g"]),
+        helper.make_node("Mul", ["g", "half"], ["gelu"]),
+        helper.make_node("ReduceMean", ["gelu"], ["mean"], axes=[-1], keepdims=1),
+        helper.make_node("Sub", ["gelu", "mean"], ["centred"]),
+        helper.make_node("Clip", ["centred", "lo", "hi"], ["clipped"]),
+        helper.make_node("Pow", ["clipped", "two"], ["sq"]),
+        helper.make_node("Sqrt", ["sq"], ["abs"]),
+        helper.make_node("Exp", ["abs"], ["y0"]),
+        helper.make_node("Identity", ["y0"], ["y1"]),
+        helper.make_node("Dropout", ["y1"], ["y"]),
+    ]
+    scalar = lambda name, v: numpy_helper.from_array(np.array(v, dtype=np.float32), name)  # noqa
+    model = make_model(
+        nodes, [("x", [2, 5, 16])], [("y", [2, 5, 16])],
+        [weight("gamma", 16), weight("beta", 16), weight("w", 16, 16), scalar("sqrt2", 1.4142135),
+         scalar("one", 1.0), scalar("half", 0.5), scalar("lo", -0.5), scalar("hi", 0.75),
+         scalar("two", 2.0)])
+    optimize_and_compare(saturate, tmp_path, model)
+
+
+def test_pools_batchnorm_and_global_average(saturate, tmp_path):
+    nodes = [
+        helper.make_node("BatchNormalization", ["x", "s", "b", "mu", "var"], ["bn"],
+                         epsilon=1e-3),
+        helper.make_node("MaxPool", ["bn"], ["mp"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("AveragePool", ["mp"], ["ap"], kernel_shape=[2, 2], pads=[1, 1, 0, 0],
+                         count_include_pad=1),
+        # Max pooling over pads that are not SAME is kept opaque (zero padding is not -inf).
+        helper.make_node("MaxPool", ["ap"], ["mp2"], kernel_shape=[2, 2], pads=[1, 0, 1, 0]),
+        helper.make_node("GlobalAveragePool", ["mp2"], ["y"]),
+    ]
+    var = numpy_helper.from_array(RNG.uniform(0.5, 2.0, 3).astype(np.float32), "var")
+    model = make_model(nodes, [("x", [1, 3, 9, 9])], [("y", [1, 3, 1, 1])],
+                       [weight("s", 3), weight("b", 3), weight("mu", 3), var])
+    optimized, report = optimize_and_compare(saturate, tmp_path, model)
+    assert report["opaque_nodes"] == 1
+
+
+def test_older_opset_model(saturate, tmp_path):
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Softmax", ["m"], ["s"], axis=1),
+        helper.make_node("Split", ["s"], ["a", "b"], axis=1, split=[3, 5]),
+        helper.make_node("Unsqueeze", ["a"], ["y"], axes=[0]),
+        helper.make_node("Relu", ["b"], ["z"]),
+    ]
+    model = make_model(nodes, [("x", [4, 8])], [("y", [1, 4, 3]), ("z", [4, 5])],
+                       [weight("w", 8, 8)], opset=11, ir_version=6)
+    optimized, _ = optimize_and_compare(saturate, tmp_path, model)
+    assert optimized.opset_import[0].version == OPSET
+
+
+# --- Errors: one line, non-zero exit, nothing written, input unchanged.
+
+def expect_error(saturate, tmp_path, source, *fragments):
+    before = source.read_bytes()
+    output = tmp_path / "never.onnx"
+    result = saturate("optimize", source, "-o", output, "--extract", "greedy")
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.startswith("saturate:")]
+    assert len(lines) == 1, result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    assert not output.exists()
+    assert not list(tmp_path.glob("never.onnx*"))
+    assert source.read_bytes() == before
+    return lines[0]
+
+
+def simple_model(**kwargs):
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
+    return make_model(nodes, [("x", [2, 4])], [("y", [2, 4])], [weight("w", 4, 4)], **kwargs)
+
+
+def test_truncated_file_is_an_error(saturate, tmp_path):
+    source = tmp_path / "truncated.onnx"
+    source.write_bytes(simple_model().SerializeToString()[:-40])
+    expect_error(saturate, tmp_path, source, "truncated.onnx")
+
+
+def test_garbage_bytes_are_an_error(saturate, tmp_path):
+    source = tmp_path / "garbage.onnx"
+    source.write_bytes(bytes(RNG.integers(0, 256, 4096, dtype=np.uint8)))
+    expect_error(saturate, tmp_path, source, "garbage.onnx", "not a valid ONNX model")
+
+
+def test_unsupported_opset_is_an_error(saturate, tmp_path):
+    source = tmp_path / "old.onnx"
+    onnx.save(simple_model(opset=7, ir_version=3), source)
+    expect_error(saturate, tmp_path, source, "opset 7 is not supported")
+
+
+def test_dynamic_dimension_is_an_error(saturate, tmp_path):
+    model = simple_model()
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    source = tmp_path / "dynamic.onnx"
+    onnx.save(model, source)
+    expect_error(saturate, tmp_path, source, "dynamic shape for value x", "'batch'")
+
+
+def test_missing_initializer_is_an_error(saturate, tmp_path):
+    model = simple_model()
+    del model.graph.initializer[:]
+    source = tmp_path / "missing.onnx"
+    onnx.save(model, source)
+    expect_error(saturate, tmp_path, source, "unknown value name w")
+
+
+def test_non_float_input_is_an_error(saturate, tmp_path):
+    nodes = [helper.make_node("Relu", ["x"], ["y"])]
+    graph = helper.make_graph(nodes, "ints",
+                              [helper.make_tensor_value_info("x", TensorProto.INT32, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT32, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 8
+    source = tmp_path / "ints.onnx"
+    onnx.save(model, source)
+    expect_error(saturate, tmp_path, source, "INT32", "float32")
+
+
+def test_onnx_output_needs_an_onnx_input(saturate, tmp_path):
+    output = tmp_path / "never.onnx"
+    result = saturate("optimize", "nasrnn", "--reduced", "-o", output, "--extract", "greedy")
+    assert result.returncode != 0
+    assert "ONNX" in result.stderr
+    assert not output.exists()
+
+
+def test_show_and_sxp_output_from_onnx(saturate, tmp_path):
+    source = tmp_path / "model.onnx"
+    onnx.save(simple_model(), source)
+    shown = saturate("show", source, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["ops"] == 2
+    sxp = tmp_path / "out.sxp"
+    result = saturate("optimize", source, "-o", sxp, "--extract", "greedy")
+    assert result.returncode == 0, result.stderr
+    assert saturate("show", sxp).returncode == 0
