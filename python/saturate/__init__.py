@@ -6,7 +6,7 @@ It imports without any compiled extension.
 
 Everything else comes from the C++ extension ``saturate._saturate`` (pybind11), which the
 CMake build writes to ``<build>/python/saturate/``: graphs (``Graph``, ``model``, ``load``,
-``parse_text``), ``optimize`` (equality saturation), ``compare`` (reference interpreter) and
+``parse_text``), ``optimize`` (equality saturation, of a ``Graph`` or an ONNX model), ``compare`` (reference interpreter) and
 PyPM rewriting in process (``apply_rules``, ``explain``). The build folder is
 ``$SATURATE_BUILD_DIR``, else ``build/`` beside this package's source tree.
 """
@@ -32,9 +32,19 @@ try:
         load,
         model,
         models,
-        optimize,
         parse_text,
     )
+    from ._saturate import optimize as _optimize_graph
+    from .onnx_api import is_onnx_argument as _is_onnx_argument
+    from .onnx_api import last_report, optimize_onnx  # noqa: F401
+
+    def optimize(graph_or_model, *args, **kwargs):
+        """Optimizes a ``Graph`` (returns ``(graph, report)``, see ``_saturate.optimize``) or an
+        ONNX model: an ``onnx.ModelProto``, its bytes or a ``.onnx`` path, returning the
+        optimized ``onnx.ModelProto`` (see ``optimize_onnx``; the report is ``last_report()``)."""
+        if _is_onnx_argument(graph_or_model):
+            return optimize_onnx(graph_or_model, *args, **kwargs)
+        return _optimize_graph(graph_or_model, *args, **kwargs)
 
     HAVE_EXTENSION = True
 except ImportError as _error:  # only the pure-Python front end is available

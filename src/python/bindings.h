@@ -7,6 +7,7 @@ namespace saturate::python {
 
 void bind_graph(pybind11::module_& module);
 void bind_optimize(pybind11::module_& module);
+void bind_onnx(pybind11::module_& module);
 void bind_pm(pybind11::module_& module);
 
 }  // namespace saturate::python

@@ -10,5 +10,6 @@ PYBIND11_MODULE(_saturate, module) {
   pybind11::register_exception<saturate::Error>(module, "SaturateError", PyExc_ValueError);
   saturate::python::bind_graph(module);
   saturate::python::bind_optimize(module);
+  saturate::python::bind_onnx(module);
   saturate::python::bind_pm(module);
 }

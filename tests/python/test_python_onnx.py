@@ -1,0 +1,87 @@
+"""`saturate.optimize` on ONNX models from Python: a ModelProto or a path in, a ModelProto out."""
+import pathlib
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
+
+import saturate  # noqa: E402
+from saturate import onnx_check  # noqa: E402
+
+if not saturate.HAVE_EXTENSION:  # a sanitizer-only build has no extension (see CMakeLists.txt)
+    pytest.skip(f"the C++ extension is not built: {saturate.EXTENSION_ERROR}",
+                allow_module_level=True)
+
+
+def shared_input_matmuls() -> onnx.ModelProto:
+    """Two matmuls reading the same input, each followed by relu, and an unknown operator
+    (Hardmax) on one branch: the rules merge the matmuls, the Hardmax must survive."""
+    rng = np.random.default_rng(0)
+    weights = [numpy_helper.from_array(rng.standard_normal((64, 64)).astype(np.float32), name)
+               for name in ("w1", "w2")]
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["a"]),
+        helper.make_node("Relu", ["a"], ["ra"]),
+        helper.make_node("MatMul", ["x", "w2"], ["b"]),
+        helper.make_node("Relu", ["b"], ["rb"]),
+        helper.make_node("Hardmax", ["rb"], ["hb"], axis=-1),
+        helper.make_node("Add", ["ra", "hb"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "shared",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [32, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [32, 64])], weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+@pytest.mark.parametrize("as_path", [False, True])
+def test_optimize_returns_a_checked_model_that_computes_the_same(tmp_path, as_path):
+    model = shared_input_matmuls()
+    argument = model
+    if as_path:
+        argument = tmp_path / "m.onnx"
+        onnx.save(model, argument)
+    optimized = saturate.optimize(argument, verify=True)
+    assert isinstance(optimized, onnx.ModelProto)
+    onnx.checker.check_model(optimized, full_check=True)
+    assert "Hardmax" in [n.op_type for n in optimized.graph.node]
+    report = saturate.last_report()
+    assert report["verified"] is True and report["opaque_nodes"] == 1
+    assert report["cost_model"] == "analytic"
+    assert report["optimized_cost"] <= report["original_cost"]
+    assert onnx_check.compare_models(model, optimized).ok
+
+
+def test_optimize_with_onnxruntime_costs_caches_its_measurements(tmp_path):
+    model = shared_input_matmuls()
+    cache = str(tmp_path / "costs.sqlite")
+    saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy")
+    first = saturate.last_report()
+    assert first["cost_model"] == "onnxruntime" and first["cost_measured"] > 0
+    saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy")
+    second = saturate.last_report()
+    assert second["cost_measured"] == 0 and second["cost_cache_hits"] >= first["cost_measured"]
+
+
+def test_graphs_still_take_the_graph_path():
+    graph = saturate.model("squeezenet", reduced=True)
+    optimized, report = saturate.optimize(graph, extract="greedy")
+    assert report["optimized_cost"] <= report["original_cost"]
+    assert optimized.num_operators <= graph.num_operators
+
+
+def test_bad_onnx_bytes_are_a_clear_error_and_the_file_is_untouched(tmp_path):
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(b"\x08\x07not really a model")
+    with pytest.raises(saturate.SaturateError):
+        saturate.optimize(path)
+    assert path.read_bytes() == b"\x08\x07not really a model"
+    with pytest.raises(TypeError):
+        saturate.optimize_onnx(42)
