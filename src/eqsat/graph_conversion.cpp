@@ -1,5 +1,6 @@
 #include "eqsat/graph_conversion.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "ir/op_registry.h"
@@ -216,6 +217,32 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
     built_splits.emplace(key, split);
     return split;
   };
+
+  // Inputs and weights are built first, in a fixed order: an operator's automatic name ("t24")
+  // must not take the name of a leaf built after it (a model exported from automatic names,
+  // as ONNX files written by `saturate export` are, has weights named like that).
+  std::vector<std::pair<std::pair<int, std::string>, EClassId>> leaves;
+  std::unordered_map<uint32_t, bool> reached;
+  std::vector<EClassId> pending = {root.root};
+  while (!pending.empty()) {
+    const EClassId id = pending.back();
+    pending.pop_back();
+    const uint32_t key = egraph.find(id).value();
+    if (reached[key]) continue;
+    reached[key] = true;
+    auto it = choice.find(key);
+    if (it == choice.end()) continue;  // attribute classes have no choice
+    const TensorNode& node = it->second;
+    if (node.op.kind == TensorOp::Kind::Leaf) {
+      const LeafTensor& leaf = node.op.leaf_tensor();
+      if (leaf.op != ir::OpKind::Constant) {
+        leaves.push_back({{leaf.op == ir::OpKind::Input ? 0 : 1, leaf.name}, id});
+      }
+    }
+    for (EClassId child : node.children) pending.push_back(child);
+  }
+  std::sort(leaves.begin(), leaves.end());
+  for (const auto& [order, id] : leaves) build(id);
 
   // Unfold the noop chain that joined the outputs.
   std::vector<EClassId> outputs(root.output_names.size());

@@ -50,6 +50,21 @@ TEST(Optimizer, WithoutRulesExtractsTheSameGraph) {
   EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
 }
 
+// A weight may be named like an automatic operator name (an ONNX model exported from
+// automatic names has weights "t1", "t2"...): extraction must not hand that name to an operator
+// built before the weight.
+TEST(Optimizer, LeafNamesThatLookAutomaticSurviveExtraction) {
+  ir::Graph graph("automatic-names");
+  ir::ValueRef x = graph.add_input("x", {4, 8});
+  ir::ValueRef relu = {graph.add_node(ir::OpKind::Relu, {x}, {}, {"r"}), 0};
+  ir::ValueRef w = graph.add_weight("t1", {8, 8});
+  graph.add_output("y", {graph.add_node(ir::OpKind::MatMul, {relu, w}, {}, {"m"}), 0});
+  OptimizeResult result = optimize(graph, RuleSet{}, cost_model);
+  ASSERT_TRUE(result.graph.find_value("t1").has_value());
+  EXPECT_EQ(result.graph.node(result.graph.find_value("t1")->node).op, ir::OpKind::Weight);
+  EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
+}
+
 TEST(Optimizer, MergesMatmulsThatShareAnInput) {
   ir::GraphBuilder b("shared-input");
   ir::ValueRef x = b.input("x", {256, 1024});
