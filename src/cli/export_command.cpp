@@ -15,6 +15,7 @@ struct ExportOptions {
   std::string output;
   bool reduced = false;
   uint64_t seed = 0;
+  double weight_scale = 1.0;
 };
 
 void export_graph(const ExportOptions& options) {
@@ -25,10 +26,19 @@ void export_graph(const ExportOptions& options) {
   // A bundled model or a text graph has no trained weights: random ones, seeded, so that the
   // exported model runs and a benchmark of it is reproducible.
   const bool random = loaded.onnx == nullptr;
+  if (!random && options.weight_scale != 1.0) {
+    throw Error("export: --weight-scale applies to random weights, and " + options.graph +
+                " has its own");
+  }
+  auto random_weights = [&] {
+    auto weights = onnx::random_weight_data(loaded.graph, options.seed);
+    for (auto& [name, values] : weights) {
+      for (float& value : values) value = static_cast<float>(value * options.weight_scale);
+    }
+    return weights;
+  };
   const onnx::OnnxModel source =
-      random ? onnx::make_export_source(loaded.graph,
-                                        onnx::random_weight_data(loaded.graph, options.seed))
-             : *loaded.onnx;
+      random ? onnx::make_export_source(loaded.graph, random_weights()) : *loaded.onnx;
   onnx::write_onnx(loaded.graph, source, options.output);
   const std::string weights = random ? "random, seed " + std::to_string(options.seed)
                                      : std::string("from the source model");
@@ -47,6 +57,12 @@ void register_export_command(CLI::App& app) {
   command->add_option("-o,--output", options->output, "The ONNX file to write")->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
   command->add_option("--seed", options->seed, "Seed of the random weights")->capture_default_str();
+  command
+      ->add_option("--weight-scale", options->weight_scale,
+                   "Multiply the random weights by S (a deep model without normalization, such as "
+                   "bert, overflows float32 on random inputs at 1)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command->callback([options] { export_graph(*options); });
 }
 

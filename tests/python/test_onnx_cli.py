@@ -302,3 +302,34 @@ def test_show_and_sxp_output_from_onnx(saturate, tmp_path):
     result = saturate("optimize", source, "-o", sxp, "--extract", "greedy")
     assert result.returncode == 0, result.stderr
     assert saturate("show", sxp).returncode == 0
+
+
+PAPER_MODELS = ["bert", "nasrnn", "nasnet_a", "resnext50", "inception_v3", "squeezenet", "vgg19"]
+
+
+@pytest.mark.parametrize("name", PAPER_MODELS)
+def test_paper_model_exported_optimized_and_verified_in_onnxruntime(saturate, tmp_path, name):
+    """The real-models path end to end: export (random weights), optimize the ONNX file, check
+    the result in ONNX Runtime. NasRNN's exported weights carry automatic names (t24...) that an
+    operator of the extracted graph once took first."""
+    source = tmp_path / f"{name}.onnx"
+    exported = saturate("export", name, "--reduced", "-o", source, "--weight-scale", 0.25)
+    assert exported.returncode == 0, exported.stderr
+    output = tmp_path / f"{name}.opt.onnx"
+    report_path = tmp_path / "report.json"
+    result = saturate("optimize", source, "-o", output, "--json", report_path, "--cost",
+                      "analytic", "--extract", "greedy", "--verify")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["verified"] is True and report["verify_runtime"] == "onnxruntime"
+    assert report["outputs_finite"] is True
+    assert report["optimized_cost"] <= report["original_cost"]
+    onnx.checker.check_model(onnx.load(output), full_check=True)
+
+
+def test_export_refuses_a_weight_scale_for_a_model_with_weights(saturate, tmp_path):
+    source = tmp_path / "m.onnx"
+    assert saturate("export", "vgg19", "--reduced", "-o", source).returncode == 0
+    result = saturate("export", source, "-o", tmp_path / "again.onnx", "--weight-scale", 0.5)
+    assert result.returncode != 0 and "--weight-scale" in result.stderr
+    assert not (tmp_path / "again.onnx").exists()
