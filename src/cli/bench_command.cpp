@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -87,41 +89,52 @@ struct GraphBench {
   runtime::OnednnPlanStats plan;
   Latency latency;
   runtime::TensorMap outputs;
+  std::unique_ptr<runtime::OnednnExecutor> executor;
+  std::vector<double> samples_ms;
 };
 
-GraphBench bench_graph(const std::string& label, const ir::Graph& graph, double predicted_ms,
-                       const BenchOptions& options) {
+GraphBench compile_bench(const std::string& label, const ir::Graph& graph, double predicted_ms,
+                         const BenchOptions& options) {
   GraphBench bench;
   bench.label = label;
   bench.operators = graph.num_operators();
   bench.predicted_ms = predicted_ms;
   const runtime::TensorMap feeds = runtime::random_feeds(graph, options.seed);
   auto start = std::chrono::steady_clock::now();
-  runtime::OnednnExecutor executor(graph, feeds, {.threads = options.threads});
+  bench.executor = std::make_unique<runtime::OnednnExecutor>(
+      graph, feeds, runtime::OnednnOptions{.threads = options.threads});
   bench.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  bench.plan = executor.stats();
-  executor.set_inputs(feeds);
+  bench.plan = bench.executor->stats();
+  bench.executor->set_inputs(feeds);
+  return bench;
+}
 
-  // Progress on stderr at most a few times a second, so long runs on big models show life.
+// Times the graphs side by side: their runs alternate, in ABBA order (A B, then B A, ...), so
+// that warm-up, frequency and cache drift fall on every graph alike. Timing one graph's runs
+// and then the other's made two copies of the same graph differ by 10 % on this machine.
+void time_interleaved(const std::vector<GraphBench*>& benches, const BenchOptions& options) {
   auto last = std::chrono::steady_clock::now();
   const int total = options.warmup + options.runs;
-  std::vector<double> samples;
   for (int i = 0; i < total; ++i) {
-    const std::vector<double> one = executor.time_runs(0, 1);
-    if (i >= options.warmup) samples.push_back(one.front());
+    for (size_t k = 0; k < benches.size(); ++k) {
+      GraphBench& bench = *benches[i % 2 == 0 ? k : benches.size() - 1 - k];
+      const std::vector<double> one = bench.executor->time_runs(0, 1);
+      if (i >= options.warmup) bench.samples_ms.push_back(one.front());
+    }
     const auto now = std::chrono::steady_clock::now();
     if (now - last > std::chrono::milliseconds(500) || i + 1 == total) {
       last = now;
-      std::fprintf(stderr, "\rbenchmarking %s: %d/%d runs (%d warm-up)", label.c_str(), i + 1,
-                   total, options.warmup);
+      std::fprintf(stderr, "\rbenchmarking %zu graph(s): %d/%d runs each (%d warm-up)",
+                   benches.size(), i + 1, total, options.warmup);
       std::fflush(stderr);
     }
   }
   std::fprintf(stderr, "\n");
-  bench.latency = summarize(std::move(samples));
-  bench.outputs = executor.outputs();
-  return bench;
+  for (GraphBench* bench : benches) {
+    bench->latency = summarize(bench->samples_ms);
+    bench->outputs = bench->executor->outputs();
+  }
 }
 
 nlohmann::ordered_json to_json(const GraphBench& bench) {
@@ -171,9 +184,12 @@ void run_bench(const BenchOptions& options) {
     original_predicted = cost::graph_cost(graph, *model).total;
   }
 
-  GraphBench original = bench_graph("original", graph, original_predicted, options);
+  GraphBench original = compile_bench("original", graph, original_predicted, options);
   std::optional<GraphBench> rewritten;
-  if (optimized) rewritten = bench_graph("optimized", *optimized, optimized_predicted, options);
+  if (optimized) rewritten = compile_bench("optimized", *optimized, optimized_predicted, options);
+  std::vector<GraphBench*> benches = {&original};
+  if (rewritten) benches.push_back(&*rewritten);
+  time_interleaved(benches, options);
 
   nlohmann::ordered_json report = {{"model", graph.name()},
                                    {"executor", "onednn"},
