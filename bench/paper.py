@@ -904,10 +904,39 @@ def render(data, plots, quick_data=None, json_path="bench/results/paper.json"):
             f"{reason}: {len(names)}" for reason, names in repeats.items())
           + f" (listed in `{json_path}`, field `no_repeat`).\n")
 
+    # ---- measured end-to-end latency (bench/real_models.py), when it has been run
+    w(end_to_end_section(REPO / "bench" / "results" / "real_models.json"))
+
     # ---- what differs
     w("## What differs from the paper\n")
     w(differs_section(v, data, models))
     return "\n".join(out) + "\n", failures
+
+
+def end_to_end_section(json_path):
+    """The measured whole-model speedups of bench/real_models.py, when its results exist: the
+    paper reports cost-model speedups only; these are the same optimizations timed for real."""
+    path = pathlib.Path(json_path)
+    if not path.exists():
+        return ("## End-to-end latency (measured)\n\nNot measured yet: run "
+                "`python3 bench/real_models.py` (writes `docs/REAL_MODELS.md`).\n")
+    data = json.loads(path.read_text())
+    meta = data["meta"]
+    lines = ["## End-to-end latency (measured)\n",
+             f"From `bench/real_models.py` ({'quick, reduced models' if meta['quick'] else 'full-size models'}, "
+             f"{meta['threads']} thread(s), {meta['runs']} runs, commit {meta['machine'].get('commit')}; "
+             "details in [REAL_MODELS.md](REAL_MODELS.md)). Each model is optimized for the "
+             "runtime it is timed on, with that runtime's measured cost model.\n",
+             "| model | ONNX Runtime measured | predicted | oneDNN executor measured | predicted |",
+             "|---|---|---|---|---|"]
+    for r in data["results"]:
+        if "error" in r:
+            lines.append(f"| {r['label']} | failed | | | |")
+            continue
+        o, d = r["onnxruntime"], r["onednn"]
+        lines.append(f"| {r['label']} | {o['measured_speedup']:.3f}x | {o['predicted_speedup']:.3f}x"
+                     f" | {d['measured_speedup']:.3f}x | {d['predicted_speedup']:.3f}x |")
+    return "\n".join(lines) + "\n"
 
 
 def saturate_candidates(v, model, s):
