@@ -49,7 +49,7 @@ OnednnOpTimer::OnednnOpTimer(OnednnTimerOptions options) : options_(options) {
 std::string OnednnOpTimer::fingerprint() const {
   return "cpu=" + cpu_model_name() +
          ";threads=" + std::to_string(runtime::onednn_thread_count(options_.threads)) +
-         ";onednn=" + runtime::onednn_version();
+         ";onednn=" + runtime::onednn_version() + ";denormals=flushed";
 }
 
 bool OnednnOpTimer::supports(const OpConfig& config) const {

@@ -27,7 +27,7 @@ class OnednnOpTimer : public OpTimer {
  public:
   explicit OnednnOpTimer(OnednnTimerOptions options = {});
   std::string backend() const override { return "onednn"; }
-  // "cpu=<model name>;threads=<n>;onednn=<version>".
+  // "cpu=<model name>;threads=<n>;onednn=<version>;denormals=flushed".
   std::string fingerprint() const override;
   bool supports(const OpConfig& config) const override;
   std::vector<double> time_ms(const std::vector<OwnedOpConfig>& configs) override;

@@ -4,6 +4,9 @@
 #include "runtime/onednn_executor.h"
 
 #include <omp.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -818,8 +821,40 @@ void OnednnExecutor::set_inputs(const TensorMap& feeds) {
   }
 }
 
+namespace {
+
+// Flush-to-zero and denormals-are-zero (MXCSR bits 15 and 6) while a graph runs, on the calling
+// thread and on OpenMP's: as inference runtimes do. Without them a deep model whose values decay
+// (VGG-19 on random weights) runs up to 1.5x slower depending on the weights drawn, which made
+// two runs of the same graph look like a slowdown.
+class FlushDenormals {
+ public:
+  FlushDenormals() {
+#if defined(__SSE2__)
+    saved_ = _mm_getcsr();
+    constexpr unsigned kFlushBits = 0x8040;
+    _mm_setcsr(saved_ | kFlushBits);
+#pragma omp parallel
+    _mm_setcsr(_mm_getcsr() | kFlushBits);
+#endif
+  }
+  ~FlushDenormals() {
+#if defined(__SSE2__)
+    _mm_setcsr(saved_);  // the caller's own arithmetic keeps its semantics
+#endif
+  }
+  FlushDenormals(const FlushDenormals&) = delete;
+  FlushDenormals& operator=(const FlushDenormals&) = delete;
+
+ private:
+  unsigned saved_ = 0;
+};
+
+}  // namespace
+
 void OnednnExecutor::execute() {
   plan_->use_threads();
+  FlushDenormals flush;
   for (const Step& step : plan_->steps) step();
   plan_->stream.wait();
 }
