@@ -122,7 +122,23 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
 
   std::function<ir::NodeId(EClassId)> build_split;
   std::function<ir::NodeId(EClassId)> build_tuple;
-  std::function<ir::ValueRef(EClassId)> build = [&](EClassId id) -> ir::ValueRef {
+  std::function<ir::ValueRef(EClassId)> build;
+  // An IR operator node from its e-node: attribute children become attributes, the others are
+  // built (recursively) as inputs.
+  auto add_operator_node = [&](const TensorNode& node, const LanguageOp& op) -> ir::NodeId {
+    std::vector<ir::ValueRef> inputs;
+    ir::Attributes attrs;
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      const Slot& slot = op.node_slots[std::min(i, op.node_slots.size() - 1)];
+      if (slot.kind == SlotKind::Attribute) {
+        if (!slot.check_only) attrs.set(slot.name, attribute(node.children[i]));
+      } else {
+        inputs.push_back(build(node.children[i]));
+      }
+    }
+    return graph.add_node(*op.ir_op, std::move(inputs), attrs);
+  };
+  build = [&](EClassId id) -> ir::ValueRef {
     uint32_t key = egraph.find(id).value();
     if (auto it = built.find(key); it != built.end()) return it->second;
     if (in_progress[key])
@@ -159,17 +175,7 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
       } else if (op.kind == LanguageOpKind::Split) {
         throw Error("internal: a split class is not a tensor");
       } else {
-        std::vector<ir::ValueRef> inputs;
-        ir::Attributes attrs;
-        for (size_t i = 0; i < node.children.size(); ++i) {
-          const Slot& slot = op.node_slots[std::min(i, op.node_slots.size() - 1)];
-          if (slot.kind == SlotKind::Attribute) {
-            if (!slot.check_only) attrs.set(slot.name, attribute(node.children[i]));
-          } else {
-            inputs.push_back(build(node.children[i]));
-          }
-        }
-        value = {graph.add_node(*op.ir_op, std::move(inputs), attrs), 0};
+        value = {add_operator_node(node, op), 0};
       }
     }
     in_progress[key] = false;
@@ -186,17 +192,7 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
       throw Error("internal: an output projection of something other than an operator");
     }
     const LanguageOp& op = node.op.op();
-    std::vector<ir::ValueRef> inputs;
-    ir::Attributes attrs;
-    for (size_t i = 0; i < node.children.size(); ++i) {
-      const Slot& slot = op.node_slots[std::min(i, op.node_slots.size() - 1)];
-      if (slot.kind == SlotKind::Attribute) {
-        if (!slot.check_only) attrs.set(slot.name, attribute(node.children[i]));
-      } else {
-        inputs.push_back(build(node.children[i]));
-      }
-    }
-    ir::NodeId built_node = graph.add_node(*op.ir_op, std::move(inputs), attrs);
+    ir::NodeId built_node = add_operator_node(node, op);
     built_tuples.emplace(key, built_node);
     return built_node;
   };
