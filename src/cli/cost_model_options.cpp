@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/python_helpers.h"
 #include "cli/text_table.h"
 #include "cost/analytic_cost_model.h"
 #include "cost/cost_cache.h"
@@ -30,7 +31,7 @@ std::unique_ptr<cost::OpTimer> make_timer(const CostModelOptions& options) {
   }
   if (options.kind == "onnxruntime") {
     onnx::OnnxruntimeTimerOptions timer_options;
-    timer_options.python = std::getenv("PYTHON") != nullptr ? std::getenv("PYTHON") : "python3";
+    timer_options.python = python_executable();
     timer_options.python_dir = SATURATE_PYTHON_DIR;
     timer_options.threads = options.threads > 0 ? options.threads : 1;
     return std::make_unique<onnx::OnnxruntimeOpTimer>(timer_options);

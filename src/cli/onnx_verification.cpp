@@ -6,17 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/python_helpers.h"
 #include "onnx/onnx_export.h"
 #include "support/error.h"
 
 namespace saturate::cli {
 namespace {
-
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
 
 // A temporary file name that is removed when this goes out of scope.
 struct TemporaryFile {
@@ -42,13 +37,10 @@ bool verify_with_onnxruntime(const std::string& original_path, const ir::Graph& 
   std::fprintf(stderr, "verifying: running both models in ONNX Runtime\n");
   TemporaryFile exported;
   onnx::write_onnx(optimized, source, exported.path);
-  const std::string python = std::getenv("PYTHON") != nullptr ? std::getenv("PYTHON") : "python3";
-  const std::string command = "PYTHONPATH=" + shell_quote(SATURATE_PYTHON_DIR) +
-                              "${PYTHONPATH:+:$PYTHONPATH} " + python +
-                              " -m saturate.onnx_check --json " + shell_quote(original_path) + " " +
-                              shell_quote(exported.path);
+  const std::string command =
+      python_module_command("saturate.onnx_check", {"--json", original_path, exported.path});
   FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw Error("--verify: cannot start " + python);
+  if (pipe == nullptr) throw Error("--verify: cannot start " + python_executable());
   std::string output;
   char chunk[4096];
   size_t n = 0;

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/graph_loader.h"
+#include "cli/python_helpers.h"
 #include "cli/text_table.h"
 #include "cli/verification.h"
 #include "cost/analytic_cost_model.h"
@@ -42,20 +43,11 @@ struct ApplyOptions {
   bool verify = false;
 };
 
-// Quotes a path for /bin/sh.
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 void run_compile(const CompileOptions& options) {
   // The front end is Python; it writes the output atomically and reports FILE:LINE errors.
-  std::string python = std::getenv("PYTHON") != nullptr ? std::getenv("PYTHON") : "python3";
-  std::string command = "PYTHONPATH=" + shell_quote(SATURATE_PYTHON_DIR) +
-                        "${PYTHONPATH:+:$PYTHONPATH} " + python + " -m saturate.pypm compile " +
-                        shell_quote(options.source) +
-                        (options.output.empty() ? "" : " -o " + shell_quote(options.output));
+  std::vector<std::string> args = {"compile", options.source};
+  if (!options.output.empty()) args.insert(args.end(), {"-o", options.output});
+  const std::string command = python_module_command("saturate.pypm", args);
   int status = std::system(command.c_str());
   if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw Error("pm compile: the PyPM front end failed on " + options.source);
