@@ -27,13 +27,8 @@ void bind_onnx(py::module_& module) {
          double time_limit, int threads) {
         const std::string bytes = model_bytes;
         onnx::OnnxModel model = onnx::import_onnx_bytes(bytes, source);
-        eqsat::OptimizeOptions options;
-        options.node_limit = node_limit;
-        options.iteration_limit = iter_limit;
-        options.multi_pattern_iterations = k_multi;
-        options.extractor = extract == "greedy" ? "greedy-dag" : extract;
-        options.ilp_time_limit_seconds = ilp_time_limit;
-        options.time_limit_seconds = time_limit;
+        eqsat::OptimizeOptions options =
+            optimize_settings(node_limit, iter_limit, k_multi, extract, ilp_time_limit, time_limit);
         cli::CostModelOptions cost_options;
         cost_options.kind = cost;
         cost_options.cache_path = cost_cache;

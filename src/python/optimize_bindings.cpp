@@ -16,19 +16,27 @@ namespace py = pybind11;
 
 namespace saturate::python {
 
+eqsat::OptimizeOptions optimize_settings(size_t node_limit, size_t iter_limit, size_t k_multi,
+                                         const std::string& extract, double ilp_time_limit,
+                                         double time_limit) {
+  eqsat::OptimizeOptions options;
+  options.node_limit = node_limit;
+  options.iteration_limit = iter_limit;
+  options.multi_pattern_iterations = k_multi;
+  options.extractor = extract == "greedy" ? "greedy-dag" : extract;
+  options.ilp_time_limit_seconds = ilp_time_limit;
+  options.time_limit_seconds = time_limit;
+  return options;
+}
+
 void bind_optimize(py::module_& module) {
   module.def(
       "optimize",
       [](const ir::Graph& graph, const std::vector<std::string>& rules, size_t node_limit,
          size_t iter_limit, size_t k_multi, const std::string& extract, double ilp_time_limit,
          double time_limit, const std::vector<std::string>& pypm) {
-        eqsat::OptimizeOptions options;
-        options.node_limit = node_limit;
-        options.iteration_limit = iter_limit;
-        options.multi_pattern_iterations = k_multi;
-        options.extractor = extract == "greedy" ? "greedy-dag" : extract;  // as the CLI says it
-        options.ilp_time_limit_seconds = ilp_time_limit;
-        options.time_limit_seconds = time_limit;
+        eqsat::OptimizeOptions options =
+            optimize_settings(node_limit, iter_limit, k_multi, extract, ilp_time_limit, time_limit);
         for (const std::string& path : pypm) {
           auto patterns = std::make_shared<const pm::Module>(pm::load_pmb(path));
           options.extra_rules.push_back([patterns](eqsat::CycleFilter* filter) {
