@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/cost_model_options.h"
@@ -90,7 +90,6 @@ struct GraphBench {
   Latency latency;
   runtime::TensorMap outputs;
   std::unique_ptr<runtime::OnednnExecutor> executor;
-  std::vector<double> samples_ms;
 };
 
 GraphBench compile_bench(const std::string& label, const ir::Graph& graph, double predicted_ms,
@@ -120,7 +119,7 @@ void time_interleaved(const std::vector<GraphBench*>& benches, const BenchOption
     for (size_t k = 0; k < benches.size(); ++k) {
       GraphBench& bench = *benches[i % 2 == 0 ? k : benches.size() - 1 - k];
       const std::vector<double> one = bench.executor->time_runs(0, 1);
-      if (i >= options.warmup) bench.samples_ms.push_back(one.front());
+      if (i >= options.warmup) bench.latency.samples_ms.push_back(one.front());
     }
     const auto now = std::chrono::steady_clock::now();
     if (now - last > std::chrono::milliseconds(500) || i + 1 == total) {
@@ -132,7 +131,7 @@ void time_interleaved(const std::vector<GraphBench*>& benches, const BenchOption
   }
   std::fprintf(stderr, "\n");
   for (GraphBench* bench : benches) {
-    bench->latency = summarize(bench->samples_ms);
+    bench->latency = summarize(std::move(bench->latency.samples_ms));
     bench->outputs = bench->executor->outputs();
   }
 }
