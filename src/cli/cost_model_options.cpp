@@ -32,7 +32,7 @@ std::unique_ptr<cost::OpTimer> make_timer(const CostModelOptions& options) {
   if (options.kind == "onnxruntime") {
     onnx::OnnxruntimeTimerOptions timer_options;
     timer_options.python = python_executable();
-    timer_options.python_dir = SATURATE_PYTHON_DIR;
+    timer_options.python_dir = python_package_dir();
     timer_options.threads = options.threads > 0 ? options.threads : 1;
     return std::make_unique<onnx::OnnxruntimeOpTimer>(timer_options);
   }

@@ -1,7 +1,5 @@
 #include "cli/python_helpers.h"
 
-#include <cstdlib>
-
 namespace saturate::cli {
 
 std::string shell_quote(const std::string& text) {
@@ -10,13 +8,8 @@ std::string shell_quote(const std::string& text) {
   return quoted + "'";
 }
 
-std::string python_executable() {
-  const char* python = std::getenv("PYTHON");
-  return python != nullptr && *python != '\0' ? python : "python3";
-}
-
 std::string python_module_command(const std::string& module, const std::vector<std::string>& args) {
-  std::string command = "PYTHONPATH=" + shell_quote(SATURATE_PYTHON_DIR) +
+  std::string command = "PYTHONPATH=" + shell_quote(python_package_dir()) +
                         "${PYTHONPATH:+:$PYTHONPATH} " + python_executable() + " -m " + module;
   for (const std::string& arg : args) command += " " + shell_quote(arg);
   return command;
