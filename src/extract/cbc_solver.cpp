@@ -192,6 +192,10 @@ void write_mps(const MilpProblem& problem, const std::string& path) {
   OsiClpSolverInterface solver;
   solver.messageHandler()->setLogLevel(0);
   load_problem(problem, solver);
+  // Strict name discipline: writeMps throws a CoinError on rows left unnamed.
+  for (int i = 0; i < static_cast<int>(problem.rows.size()); ++i) {
+    solver.setRowName(i, "r" + std::to_string(i));
+  }
   std::string stem = path;
   if (stem.size() > 4 && stem.substr(stem.size() - 4) == ".mps") stem.resize(stem.size() - 4);
   solver.writeMps(stem.c_str(), "mps");
