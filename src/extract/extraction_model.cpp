@@ -1,6 +1,7 @@
 #include "extract/extraction_model.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -59,11 +60,29 @@ ExtractionModel::ExtractionModel(const ExtractionGraph& graph, const ReducedProb
         milp_.add_row({{class_column_[c], 1.0}, {class_column_[e], -1.0}}, -1e30, 0);
       }
     }
+    // Per other child class d: sum of x_n over the candidates that need d <= a_d. At most one
+    // candidate is chosen, so the sum is valid, and it is much stronger in the LP than a row per
+    // node: two candidates taken half each must pay for their common child whole, not half.
+    if (problem.has_implications) {
+      for (const auto& implication : problem.node_implications[c]) {
+        if (class_column_[implication.implied] == kNoColumn) continue;
+        std::vector<std::pair<int, double>> terms;
+        for (NodeIndex n : implication.users) terms.emplace_back(node_column_[n], 1.0);
+        terms.emplace_back(class_column_[implication.implied], -1.0);
+        milp_.add_row(std::move(terms), -1e30, 0);
+      }
+      continue;
+    }
+    std::map<ClassIndex, std::vector<std::pair<int, double>>> users;
     for (NodeIndex n : candidates) {
       for (ClassIndex d : problem.child_classes[n]) {
         if (problem.mandatory[d] || std::binary_search(shared.begin(), shared.end(), d)) continue;
-        milp_.add_row({{node_column_[n], 1.0}, {class_column_[d], -1.0}}, -1e30, 0);
+        users[d].emplace_back(node_column_[n], 1.0);
       }
+    }
+    for (auto& [d, terms] : users) {
+      terms.emplace_back(class_column_[d], -1.0);
+      milp_.add_row(std::move(terms), -1e30, 0);
     }
   }
   for (ClassIndex root : problem.roots) {

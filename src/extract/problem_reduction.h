@@ -48,6 +48,17 @@ struct ReducedProblem {
   // is false when they were not computed (reduction off, or too many classes).
   std::vector<std::vector<ClassIndex>> implied;
   bool has_implications = false;
+  // Per needed class c, when has_implications: rows
+  // sum_{n in users} x_n <= a_e for every class e outside must(c) that choosing any of `users`
+  // forces (e is in the must-set of a child class of each user), transitively reduced among
+  // classes with the same users. They replace the rows x_n <= a_d for child classes d. In the
+  // LP they stop c from reaching one expensive class through several candidates, each taken in
+  // part, and paying for it only in part (Inception-v3: six split/concat routes to one conv).
+  struct NodeImplication {
+    ClassIndex implied;
+    std::vector<NodeIndex> users;
+  };
+  std::vector<std::vector<NodeImplication>> node_implications;
   // Needed root classes (free roots need no decision).
   std::vector<ClassIndex> roots;
   // A sum of per-class minimum costs over mandatory classes: no extraction is cheaper.
