@@ -5,6 +5,8 @@
 //
 // Methods: bottom-up, greedy-dag, ilp (lazy cycle cuts), ilp-none, ilp-real, ilp-integer (cycle
 // handling), ilp-cold (TENSAT's plain setup: no warm start, no reduction, real order variables).
+// An ILP method may name its MILP solver after a colon, e.g. `ilp:cbc,ilp:highs` side by side;
+// without one it uses --solver.
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -40,8 +42,13 @@ struct Method {
   ExtractOptions options;
 };
 
-Method parse_method(const std::string& name, const ExtractOptions& base) {
+Method parse_method(const std::string& full_name, const ExtractOptions& base) {
   Method method{"ilp", base};
+  std::string name = full_name;
+  if (const auto colon = name.find(':'); colon != std::string::npos) {
+    method.options.solver = name.substr(colon + 1);
+    name.resize(colon);
+  }
   if (name == "bottom-up" || name == "greedy-dag") {
     method.extractor = name;
   } else if (name == "ilp") {
@@ -83,12 +90,13 @@ int main(int argc, char** argv) {
   app.add_option("--methods", methods_text, "comma-separated methods")->capture_default_str();
   app.add_option("--time-limit", base.time_limit_seconds, "seconds per ILP run")
       ->capture_default_str();
-  app.add_option("--threads", base.threads, "CBC threads")->capture_default_str();
-  app.add_option("--gap", base.relative_gap, "relative gap at which CBC stops")
+  app.add_option("--threads", base.threads, "MILP solver threads")->capture_default_str();
+  app.add_option("--gap", base.relative_gap, "relative gap at which the MILP solver stops")
       ->capture_default_str();
+  app.add_option("--solver", base.solver, "MILP solver: auto, highs, cbc")->capture_default_str();
   app.add_flag("--no-reduce", no_reduce, "skip problem reduction");
   app.add_flag("--no-warm-start", no_warm, "no greedy warm start");
-  app.add_flag("--solver-log", base.solver_log, "print CBC's log");
+  app.add_flag("--solver-log", base.solver_log, "print the MILP solver's log");
   app.add_option("--mps-dir", mps_dir, "also write each file's first ILP model as MPS here");
   CLI11_PARSE(app, argc, argv);
   base.reduce = !no_reduce;
@@ -147,7 +155,8 @@ int main(int argc, char** argv) {
                                                      : nlohmann::ordered_json(known->second)},
             {"gap_to_best_known_percent",
              std::isnan(gap) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gap)},
-            {"status", result.status}};
+            {"status", result.status},
+            {"solver", result.solver}};
         nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
         for (const auto& [key, value] : result.statistics) {
           statistics[key] = std::isfinite(value) ? nlohmann::ordered_json(value)

@@ -16,6 +16,7 @@ struct ExtractCommandOptions {
   std::string method = "ilp";
   double time_limit = 60;
   std::string cycles = "lazy";
+  std::string solver = "auto";
   std::string json_path;
 };
 
@@ -25,6 +26,7 @@ void run_extract(const ExtractCommandOptions& options) {
   settings.time_limit_seconds = options.time_limit;
   settings.cycles =
       extract::parse_cycle_handling(options.cycles == "int" ? "integer" : options.cycles);
+  settings.solver = options.solver;
   extract::ExtractionResult result =
       extract::make_extractor(options.method)->extract(graph, settings);
 
@@ -43,6 +45,7 @@ void run_extract(const ExtractCommandOptions& options) {
   std::printf("%s", table.render().c_str());
   std::printf("%zu e-classes, %zu e-nodes; status: %s\n", graph.class_count(), graph.node_count(),
               result.status.c_str());
+  if (!result.solver.empty()) std::printf("MILP solver: %s\n", result.solver.c_str());
   if (!options.json_path.empty()) std::printf("wrote %s\n", options.json_path.c_str());
 }
 
@@ -60,6 +63,12 @@ void register_extract_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--ilp-cycles", options->cycles, "ILP cycle handling")
       ->check(CLI::IsMember({"none", "lazy", "real", "int"}))
+      ->capture_default_str();
+  command
+      ->add_option("--ilp-solver", options->solver,
+                   "MILP solver: highs (needs Python's highspy), cbc, or auto (highs when "
+                   "available)")
+      ->check(CLI::IsMember({"auto", "highs", "cbc"}))
       ->capture_default_str();
   command->add_option("--json", options->json_path, "Write a JSON report");
   command->callback([options] { run_extract(*options); });

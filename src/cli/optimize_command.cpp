@@ -60,6 +60,7 @@ void run_optimize(const OptimizeCommandOptions& given) {
   settings.ilp_cycles =
       extract::parse_cycle_handling(options.ilp_cycles == "int" ? "integer" : options.ilp_cycles);
   settings.ilp_time_limit_seconds = options.ilp_time_limit;
+  settings.ilp_solver = options.ilp_solver;
   size_t pypm_rules = 0;
   for (const std::string& path : options.pypm_files) {
     auto module = std::make_shared<const pm::Module>(pm::load_pmb(path));
@@ -94,6 +95,7 @@ void run_optimize(const OptimizeCommandOptions& given) {
       {"extract_seconds", result.extract_seconds},
       {"extractor", settings.extractor},
       {"ilp_optimal", result.extraction.proven_optimal},
+      {"ilp_solver", result.extraction.solver},
       {"extraction_status", result.extraction.status},
       {"extracted_dag_cost", result.extracted_dag_cost},
       {"extracted_graph_cost", result.extracted_graph_cost},
@@ -146,7 +148,10 @@ void run_optimize(const OptimizeCommandOptions& given) {
   std::printf("cycle filter (%s): %zu nodes filtered, %zu matches skipped\n",
               std::string(eqsat::to_string(settings.cycle_filter)).c_str(), result.filtered_nodes,
               result.cycle_prefilter_rejections);
-  std::printf("extraction (%s): %s%s, %.3f s\n", settings.extractor.c_str(),
+  const std::string extractor =
+      settings.extractor +
+      (result.extraction.solver.empty() ? "" : ", solver " + result.extraction.solver);
+  std::printf("extraction (%s): %s%s, %.3f s\n", extractor.c_str(),
               result.extraction.status.c_str(),
               result.extraction.proven_optimal ? ", proven optimal" : "", result.extract_seconds);
   if (options.verify) {
@@ -239,6 +244,12 @@ void register_optimize_command(CLI::App& app) {
       ->check(CLI::IsMember({"none", "lazy", "real", "int"}))
       ->capture_default_str();
   command->add_option("--ilp-time-limit", options->ilp_time_limit, "ILP time limit (s)")
+      ->capture_default_str();
+  command
+      ->add_option("--ilp-solver", options->ilp_solver,
+                   "MILP solver: highs (needs Python's highspy), cbc, or auto (highs when "
+                   "available)")
+      ->check(CLI::IsMember({"auto", "highs", "cbc"}))
       ->capture_default_str();
   command->add_flag("--backoff", options->backoff,
                     "Use egg's backoff scheduler instead of applying every match");

@@ -35,6 +35,7 @@ struct OptimizeCommandOptions {
   std::string extractor = "ilp";
   std::string ilp_cycles = "none";
   double ilp_time_limit = 600;
+  std::string ilp_solver = "auto";
   bool verify = false;
   bool backoff = false;
   std::string search = "eqsat";  // or "taso"

@@ -102,6 +102,7 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   extract::ExtractOptions extract_options;
   extract_options.time_limit_seconds = options.ilp_time_limit_seconds;
   extract_options.cycles = options.ilp_cycles;
+  extract_options.solver = options.ilp_solver;
   result.extraction = extractor->extract(view.graph, extract_options);
   if (result.extraction.found && !result.extraction.acyclic &&
       options.ilp_cycles == extract::CycleHandling::none && options.extractor == "ilp") {

@@ -35,6 +35,7 @@ struct OptimizeOptions {
   std::string extractor = "ilp";  // see extract::make_extractor
   extract::CycleHandling ilp_cycles = extract::CycleHandling::none;
   double ilp_time_limit_seconds = 600;
+  std::string ilp_solver = "auto";  // extract::make_milp_solver: auto, highs, cbc
   bool backoff_scheduler = false;  // TENSAT applies every match (egg's SimpleScheduler)
   // When set, the explored e-graph is written there as egraph-serialize JSON (with costs and the
   // filter list) before extraction, for other extractors and extraction-gym.

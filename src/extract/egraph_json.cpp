@@ -180,6 +180,7 @@ nlohmann::ordered_json result_to_json(const ExtractionGraph& graph,
   Json statistics = Json::object();
   for (const auto& [key, value] : result.statistics) statistics[key] = number(value);
   return Json{{"method", result.method},
+              {"solver", result.solver},
               {"found", result.found},
               {"acyclic", result.acyclic},
               {"dag_cost", number(result.dag_cost)},

@@ -14,6 +14,7 @@ struct ExtractionResult {
   static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
   std::string method;  // the extractor's name, e.g. "ilp"
+  std::string solver;  // the ILP's MILP solver, e.g. "highs 1.16.0" (empty for greedy methods)
   // Per class (class_count() entries): the chosen node, or kNoNode. Only classes reachable from
   // the roots through chosen nodes have a choice; evaluate_choice() drops the others.
   std::vector<NodeIndex> choice;

@@ -31,12 +31,15 @@ CycleHandling parse_cycle_handling(std::string_view text);
 
 struct ExtractOptions {
   double time_limit_seconds = 60;  // the ILP's wall-clock budget, greedy start and rounds included
-  int threads = 1;                 // CBC's branch-and-bound threads
-  bool warm_start = true;          // give the ILP the greedy-DAG extraction as first incumbent
+  int threads = 1;                 // the MILP solver's threads
+  // The ILP's MILP solver: "auto" (HiGHS when Python has highspy, CBC otherwise), "highs" or
+  // "cbc" (milp_solver.h).
+  std::string solver = "auto";
+  bool warm_start = true;  // give the ILP the greedy-DAG extraction as first incumbent
   CycleHandling cycles = CycleHandling::lazy;
   bool reduce = true;           // shrink the problem before the ILP (problem_reduction.h)
   double relative_gap = 0;      // ILP stops once (incumbent - bound) / incumbent <= this
-  bool solver_log = false;      // let CBC print its log to stdout
+  bool solver_log = false;      // let the MILP solver print its log
   int max_cycle_rounds = 1000;  // lazy cycle handling: cap on solve-and-cut rounds
 };
 
@@ -54,7 +57,7 @@ class Extractor {
                                    const ExtractOptions& options = {}) const = 0;
 };
 
-// "bottom-up" (greedy by tree cost), "greedy-dag" (greedy by DAG cost), "ilp" (CBC).
+// "bottom-up" (greedy by tree cost), "greedy-dag" (greedy by DAG cost), "ilp" (HiGHS or CBC).
 std::unique_ptr<Extractor> make_extractor(std::string_view name);
 std::vector<std::string> extractor_names();
 

@@ -12,6 +12,7 @@
 #include "extract/cycle_check.h"
 #include "extract/extraction_model.h"
 #include "extract/greedy_dag_extractor.h"
+#include "extract/milp_solver.h"
 
 namespace saturate::extract {
 
@@ -190,6 +191,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   }
 
   // Solve; with lazy cycle handling, cut the cycles of each cyclic solution and solve again.
+  std::unique_ptr<MilpSolver> solver = make_milp_solver(options.solver);
   MilpSettings settings;
   settings.threads = options.threads;
   settings.relative_gap = options.relative_gap;
@@ -203,7 +205,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   while (rounds < std::max(1, options.max_cycle_rounds) && remaining() > 0.01) {
     ++rounds;
     settings.time_limit_seconds = remaining();
-    const MilpSolution solution = solve_with_cbc(model.milp(), settings, warm_start);
+    const MilpSolution solution = solver->solve(model.milp(), settings, warm_start);
     status = solution.status;
     if (std::isfinite(solution.bound)) lower_bound = std::max(lower_bound, solution.bound);
     if (!solution.has_solution) break;
@@ -245,6 +247,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   statistics.emplace_back("lp bound", tightening.bound);
   statistics.emplace_back("lower bound", lower_bound);
   result.statistics.clear();
+  result.solver = solver->name();
   return finish(std::move(result), status);
 }
 

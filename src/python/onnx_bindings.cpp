@@ -56,6 +56,7 @@ void bind_onnx(py::module_& module) {
         report["explore_seconds"] = result.explore_seconds;
         report["extract_seconds"] = result.extract_seconds;
         report["ilp_optimal"] = result.extraction.proven_optimal;
+        report["ilp_solver"] = result.extraction.solver;
         for (const auto& [key, value] : cost_report.items()) {
           if (value.is_string()) {
             report[py::str(key)] = value.get<std::string>();

@@ -62,6 +62,7 @@ void bind_optimize(py::module_& module) {
         report["explore_seconds"] = result.explore_seconds;
         report["extract_seconds"] = result.extract_seconds;
         report["ilp_optimal"] = result.extraction.proven_optimal;
+        report["ilp_solver"] = result.extraction.solver;
         return py::make_tuple(std::move(result.graph), report);
       },
       py::arg("graph"), py::arg("rules") = std::vector<std::string>{},

@@ -1,0 +1,125 @@
+#include "extract/highs_solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "support/child_process.h"
+#include "support/error.h"
+#include "support/python_helper.h"
+
+namespace saturate::extract {
+namespace {
+
+constexpr double kInfiniteBound = 1e30;  // the helper's spelling of an absent bound
+
+double finite(double bound) {
+  return std::clamp(bound, -kInfiniteBound, kInfiniteBound);
+}
+
+nlohmann::json problem_request(const MilpProblem& problem, const MilpSettings& settings,
+                               const std::vector<double>& warm_start) {
+  nlohmann::json lower = nlohmann::json::array(), upper = nlohmann::json::array(),
+                 objective = nlohmann::json::array(), integer = nlohmann::json::array();
+  for (const MilpProblem::Column& column : problem.columns) {
+    lower.push_back(finite(column.lower));
+    upper.push_back(finite(column.upper));
+    objective.push_back(column.objective);
+    integer.push_back(column.integer);
+  }
+  nlohmann::json row_lower = nlohmann::json::array(), row_upper = nlohmann::json::array(),
+                 starts = nlohmann::json::array({0}), index = nlohmann::json::array(),
+                 value = nlohmann::json::array();
+  for (const MilpProblem::Row& row : problem.rows) {
+    row_lower.push_back(finite(row.lower));
+    row_upper.push_back(finite(row.upper));
+    for (const auto& [column, coefficient] : row.terms) {
+      index.push_back(column);
+      value.push_back(coefficient);
+    }
+    starts.push_back(index.size());
+  }
+  return {
+      {"columns",
+       {{"lower", lower}, {"upper", upper}, {"objective", objective}, {"integer", integer}}},
+      {"rows",
+       {{"lower", row_lower},
+        {"upper", row_upper},
+        {"starts", starts},
+        {"index", index},
+        {"value", value}}},
+      {"time_limit", std::max(settings.time_limit_seconds, 0.01)},
+      {"threads", settings.threads},
+      {"relative_gap", settings.relative_gap},
+      {"log", settings.log},
+      {"warm_start", warm_start.empty() ? nlohmann::json(nullptr) : nlohmann::json(warm_start)}};
+}
+
+// The helper's answer as JSON; a helper error or an unreadable line as saturate::Error.
+nlohmann::json ask(ChildProcess& helper, const nlohmann::json& request) {
+  const std::string line = helper.request(request.dump());
+  nlohmann::json answer = nlohmann::json::parse(line, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object()) {
+    throw Error("HiGHS helper: unreadable answer: " + line.substr(0, 200));
+  }
+  if (answer.contains("error")) throw Error(answer["error"].get<std::string>());
+  return answer;
+}
+
+double number_or(const nlohmann::json& value, double fallback) {
+  return value.is_number() ? value.get<double>() : fallback;
+}
+
+}  // namespace
+
+HighsSolver::HighsSolver() {
+  helper_ = std::make_unique<ChildProcess>(
+      std::vector<std::string>{python_executable(), "-m", "saturate.milp_highs"},
+      std::vector<std::string>{python_path_environment_entry()});
+  try {
+    version_ = ask(*helper_, {{"hello", true}}).value("highs", "unknown");
+  } catch (const Error& error) {
+    throw Error(std::string("the HiGHS solver needs Python with highspy: ") + error.what());
+  }
+}
+
+HighsSolver::~HighsSolver() = default;
+
+MilpSolution HighsSolver::solve(const MilpProblem& problem, const MilpSettings& settings,
+                                const std::vector<double>& warm_start) {
+  if (!warm_start.empty() && warm_start.size() != problem.columns.size()) {
+    throw Error("HighsSolver: the warm start has " + std::to_string(warm_start.size()) +
+                " values for " + std::to_string(problem.columns.size()) + " columns");
+  }
+  MilpSolution solution;
+  nlohmann::json answer;
+  try {
+    answer = ask(*helper_, problem_request(problem, settings, warm_start));
+  } catch (const Error& error) {
+    solution.status = std::string("HiGHS failed: ") + error.what();
+    return solution;
+  }
+  solution.status = answer.value("status", "unknown");
+  solution.proven_optimal = answer.value("optimal", false);
+  solution.proven_infeasible = answer.value("infeasible", false);
+  solution.stopped_on_limit = answer.value("stopped_on_limit", false);
+  solution.bound = number_or(answer["bound"], -INFINITY);
+  if (answer.value("has_solution", false)) {
+    const auto& values = answer["values"];
+    if (!values.is_array() || values.size() != problem.columns.size()) {
+      solution.status = "HiGHS returned " + std::to_string(values.size()) + " values for " +
+                        std::to_string(problem.columns.size()) + " columns";
+      solution.proven_optimal = false;
+      return solution;
+    }
+    solution.values = values.get<std::vector<double>>();
+    solution.has_solution = true;
+    for (std::size_t i = 0; i < problem.columns.size(); ++i) {
+      solution.objective += problem.columns[i].objective * solution.values[i];
+    }
+  }
+  if (!solution.has_solution) solution.proven_optimal = false;
+  return solution;
+}
+
+}  // namespace saturate::extract
