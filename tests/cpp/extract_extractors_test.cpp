@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "extract/bottom_up_extractor.h"
+#include "extract/cbc_solver.h"
 #include "extract/extractor.h"
 #include "extract/greedy_dag_extractor.h"
 #include "extract/ilp_extractor.h"
+#include "extract/milp_solver.h"
+#include "extract/problem_reduction.h"
 #include "support/error.h"
 
 using namespace saturate;
@@ -360,4 +363,59 @@ TEST(Extractors, IlpMatchesBruteForceOnRandomGraphs) {
     }
   }
   EXPECT_GT(feasible, 100);  // the generator must produce enough feasible cases to mean anything
+}
+
+// The same check through HiGHS, on fewer graphs (each extraction starts the Python helper).
+TEST(Extractors, HighsIlpMatchesBruteForceOnRandomGraphs) {
+  try {
+    make_milp_solver("highs");
+  } catch (const Error& error) {
+    GTEST_SKIP() << "HiGHS is not available: " << error.what();
+  }
+  std::mt19937 random(20261130);
+  int feasible = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const ExtractionGraph graph = random_graph(random);
+    const double optimum = brute_force_optimum(graph);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ExtractOptions options = ilp_options();
+    options.solver = "highs";
+    options.warm_start = trial % 2 == 0;
+    const ExtractionResult ilp = IlpExtractor().extract(graph, options);
+    if (!std::isfinite(optimum)) {
+      EXPECT_FALSE(ilp.found && ilp.acyclic);
+      continue;
+    }
+    ++feasible;
+    ASSERT_TRUE(ilp.found && ilp.acyclic) << ilp.status;
+    EXPECT_NEAR(ilp.dag_cost, optimum, 1e-9);
+    EXPECT_TRUE(ilp.proven_optimal) << ilp.status;
+    // Graphs the reduction decides never reach a solver.
+    if (!ilp.solver.empty()) {
+      EXPECT_EQ(ilp.solver.rfind("highs", 0), 0u) << ilp.solver;
+    }
+  }
+  EXPECT_GT(feasible, 10);
+}
+
+// Class C reaches the expensive E through either of two candidates (via D1 or D2), or takes a
+// leaf costing 8. Rows per node let the LP take each route half and pay E half (bound 5); the
+// node-implication rows make any mix of the two routes pay E whole, so the LP bound is the
+// integer optimum, 8.
+TEST(Extractors, LpPaysInFullForAClassEveryRouteNeeds) {
+  const ExtractionGraph graph = make_graph({{"C", "via1", {"D1"}, 0},
+                                            {"C", "via2", {"D2"}, 0},
+                                            {"C", "leaf", {}, 8},
+                                            {"D1", "d1", {"E"}, 0},
+                                            {"D2", "d2", {"E"}, 0},
+                                            {"E", "e", {}, 10},
+                                            {"R", "root", {"C"}, 0}},
+                                           {"R"});
+  ReductionOptions reduction;
+  const ReducedProblem problem = reduce_problem(graph, reduction);
+  ASSERT_TRUE(problem.has_implications);
+  LpRelaxation relaxation(build_extraction_milp(graph, problem, CycleHandling::none));
+  ASSERT_TRUE(relaxation.solve());
+  EXPECT_NEAR(relaxation.objective(), 8, 1e-9);
+  EXPECT_DOUBLE_EQ(IlpExtractor().extract(graph, ilp_options()).dag_cost, 8);
 }

@@ -1,0 +1,122 @@
+// The MILP solver back ends on small problems with known answers: CBC, HiGHS (skipped when
+// Python has no highspy) and the "auto" portfolio.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "extract/milp_solver.h"
+#include "support/error.h"
+
+using namespace saturate;
+using namespace saturate::extract;
+
+namespace {
+
+// maximize 5a + 4b + 3c subject to 2a + 3b + c <= 5, 4a + b + 2c <= 11, 3a + 4b + 2c <= 8,
+// binary: as minimization of the negated objective. Optimum a = b = 1, c = 0 (-9); the LP
+// relaxation is fractional (a = c = 1, b = 2/3: -10.67), so the solver must branch or cut.
+MilpProblem knapsack() {
+  MilpProblem problem;
+  for (double value : {5.0, 4.0, 3.0}) {
+    problem.add_column({0, 1, -value, true, "v" + std::to_string(problem.columns.size())});
+  }
+  problem.add_row({{0, 2}, {1, 3}, {2, 1}}, -1e30, 5);
+  problem.add_row({{0, 4}, {1, 1}, {2, 2}}, -1e30, 11);
+  problem.add_row({{0, 3}, {1, 4}, {2, 2}}, -1e30, 8);
+  return problem;
+}
+
+MilpProblem infeasible() {
+  MilpProblem problem;
+  problem.add_column({0, 1, 1, true, "x"});
+  problem.add_column({0, 1, 1, true, "y"});
+  problem.add_row({{0, 1}, {1, 1}}, 3, 1e30);  // two binaries cannot sum to 3
+  return problem;
+}
+
+void expect_knapsack_solved(MilpSolver& solver, const std::vector<double>& warm_start) {
+  MilpSettings settings;
+  settings.time_limit_seconds = 20;
+  const MilpSolution solution = solver.solve(knapsack(), settings, warm_start);
+  ASSERT_TRUE(solution.has_solution) << solution.status;
+  EXPECT_TRUE(solution.proven_optimal) << solution.status;
+  EXPECT_NEAR(solution.objective, -9, 1e-9);
+  EXPECT_NEAR(solution.bound, -9, 1e-6);
+  ASSERT_EQ(solution.values.size(), 3u);
+  EXPECT_NEAR(solution.values[0], 1, 1e-9);
+  EXPECT_NEAR(solution.values[1], 1, 1e-9);
+  EXPECT_NEAR(solution.values[2], 0, 1e-9);
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnvironment() {
+    if (old_.empty()) {
+      unsetenv(name_);
+    } else {
+      setenv(name_, old_.c_str(), 1);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+};
+
+}  // namespace
+
+TEST(MilpSolver, CbcSolvesAKnapsack) {
+  auto solver = make_milp_solver("cbc");
+  EXPECT_EQ(solver->name(), "cbc");
+  expect_knapsack_solved(*solver, {});
+  expect_knapsack_solved(*solver, {0, 1, 0});  // a feasible but worse start
+}
+
+TEST(MilpSolver, HighsSolvesAKnapsackAndProvesInfeasibility) {
+  std::unique_ptr<MilpSolver> solver;
+  try {
+    solver = make_milp_solver("highs");
+  } catch (const Error& error) {
+    GTEST_SKIP() << "HiGHS is not available: " << error.what();
+  }
+  EXPECT_EQ(solver->name().rfind("highs ", 0), 0u) << solver->name();
+  expect_knapsack_solved(*solver, {});
+  expect_knapsack_solved(*solver, {0, 1, 0});  // the helper serves several problems
+  const MilpSolution none = solver->solve(infeasible(), MilpSettings{}, {});
+  EXPECT_FALSE(none.has_solution);
+  EXPECT_TRUE(none.proven_infeasible) << none.status;
+  EXPECT_FALSE(none.proven_optimal);
+  EXPECT_THROW(solver->solve(knapsack(), MilpSettings{}, {1, 0}), Error);  // wrong length
+}
+
+TEST(MilpSolver, AutoSettlesEasyProblemsWithCbcAlone) {
+  auto solver = make_milp_solver("auto");
+  expect_knapsack_solved(*solver, {});
+  EXPECT_EQ(solver->name(), "cbc");  // proven at once: HiGHS never started
+}
+
+TEST(MilpSolver, HighsWithoutPythonIsAClearError) {
+  ScopedEnvironment python("PYTHON", "/nonexistent/python3");
+  try {
+    make_milp_solver("highs");
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("highspy"), std::string::npos) << error.what();
+  }
+}
+
+TEST(MilpSolver, UnknownSolverNamesTheKnownOnes) {
+  try {
+    make_milp_solver("gurobi");
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("highs"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(milp_solver_names(), (std::vector<std::string>{"auto", "highs", "cbc"}));
+}
