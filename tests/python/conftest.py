@@ -26,9 +26,11 @@ def saturate():
     if not binary.exists():
         pytest.fail(f"{binary} does not exist: build first (bash scripts/build.sh)")
 
-    def run(*args, timeout=300):
+    def run(*args, timeout=300, env=None):
+        """`env` adds variables to the environment (None: unchanged)."""
         return subprocess.run(
-            [str(binary), *map(str, args)], capture_output=True, text=True, timeout=timeout
+            [str(binary), *map(str, args)], capture_output=True, text=True, timeout=timeout,
+            env=None if env is None else {**os.environ, **env},
         )
 
     return run

@@ -59,12 +59,8 @@ def test_cli_reports_the_milp_solver(saturate, tmp_path, solver):
     assert report["ilp_solver"].startswith("cbc" if solver == "auto" else solver)
 
 
-def test_cli_without_highspy_names_what_is_missing():
-    from conftest import saturate_binary
-
-    result = subprocess.run([str(saturate_binary()), "optimize", "nasnet_a", "--reduced",
-                             "--ilp-solver", "highs"],
-                            capture_output=True, text=True, timeout=300,
-                            env=dict(os.environ, PYTHON="/nonexistent/python3"))
+def test_cli_without_highspy_names_what_is_missing(saturate):
+    result = saturate("optimize", "nasnet_a", "--reduced", "--ilp-solver", "highs",
+                      env={"PYTHON": "/nonexistent/python3"})
     assert result.returncode != 0
     assert "highspy" in result.stderr
