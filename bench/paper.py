@@ -1223,7 +1223,7 @@ def differs_section(v, data, models):
         "tiny (1×512) products are launch-bound in both. Absolute speedups are therefore not "
         "comparable with the paper's, only the comparison Saturate vs TASO under one cost "
         "model is.\n"
-        "- **Rules.** The shipped rule library (`rules/`, 85 rules with reverses) is much "
+        "- **Rules.** The shipped rule library (`rules/`, 91 rules with reverses) is much "
         "smaller than TASO's generated set that TENSAT used (~700 generated, 133 shipped plus "
         "hand-written ones). E-graphs therefore saturate early at k_multi 0–1 (a few thousand "
         "e-nodes, far below the 50,000 limit), which makes exploration much faster than the "

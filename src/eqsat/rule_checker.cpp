@@ -16,12 +16,24 @@ namespace {
 struct Variables {
   std::vector<std::string> tensors;
   std::vector<std::pair<std::string, ir::AttrKind>> attributes;
+  std::set<std::string> split_inputs;  // tensor variables a split takes apart directly
 };
+
+void find_split_inputs(const Term& term, std::set<std::string>& found) {
+  if (term.kind != Term::Kind::Apply) return;
+  if (term.op->kind == LanguageOpKind::Split && term.args.size() == 2 &&
+      term.args[1].kind == Term::Kind::TensorVariable) {
+    found.insert(term.args[1].variable);
+  }
+  for (const Term& arg : term.args) find_split_inputs(arg, found);
+}
 
 Variables collect(const std::vector<RewriteRule>& parts) {
   Variables variables;
   std::set<std::string> seen;
   for (const RewriteRule& part : parts) {
+    find_split_inputs(part.lhs, variables.split_inputs);
+    find_split_inputs(part.rhs, variables.split_inputs);
     for (const Term* variable : variables_of(part.lhs)) {
       if (!seen.insert(variable->variable).second) continue;
       if (variable->kind == Term::Kind::TensorVariable) {
@@ -76,6 +88,22 @@ class AssignmentSampler {
       } else {
         result[axis] = pool_[static_cast<size_t>(pick(0, static_cast<int64_t>(pool_.size()) - 1))];
       }
+    }
+    return result;
+  }
+
+  // Concat boundaries for a tensor that a rule splits directly: one or two cuts on every axis
+  // long enough, so that whichever axis the split takes has a boundary to cut at.
+  std::vector<std::vector<int64_t>> boundaries(const ir::Dims& dims) {
+    std::vector<std::vector<int64_t>> result(dims.size());
+    for (size_t axis = 0; axis < dims.size(); ++axis) {
+      if (dims[axis] < 2) continue;
+      int64_t cut = pick(1, dims[axis] - 1);
+      if (dims[axis] >= 3 && pick(0, 1) == 1) {
+        int64_t inner = pick(1, dims[axis] - 1);
+        if (inner != cut) result[axis].push_back(inner);
+      }
+      result[axis].push_back(cut);
     }
     return result;
   }
@@ -139,13 +167,25 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
        attempt < options.max_attempts && report.cases_checked < options.cases_required; ++attempt) {
     sampler.start_attempt(attempt);
     std::map<std::string, ir::Dims> shapes;
+    std::map<std::string, std::vector<std::vector<int64_t>>> boundaries;
     TermBindings bindings;
     std::string description;
     ir::Graph graph("rule-check");
     for (const std::string& tensor : variables.tensors) {
       shapes[tensor] = sampler.dims();
       bindings.tensors[tensor] = graph.add_input(tensor, shapes[tensor]);
-      description += "?" + tensor + "=" + ir::to_string(shapes[tensor]) + " ";
+      description += "?" + tensor + "=" + ir::to_string(shapes[tensor]);
+      if (variables.split_inputs.contains(tensor)) {
+        boundaries[tensor] = sampler.boundaries(shapes[tensor]);
+        description += " cut at";
+        for (const auto& axis : boundaries[tensor]) {
+          description += " [";
+          for (size_t k = 0; k < axis.size(); ++k)
+            description += (k > 0 ? " " : "") + std::to_string(axis[k]);
+          description += "]";
+        }
+      }
+      description += " ";
     }
     for (const auto& [attribute, kind] : variables.attributes) {
       bindings.attributes[attribute] = sampler.attribute(kind, shapes);
@@ -176,6 +216,8 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
     std::vector<std::pair<ir::ValueRef, ir::ValueRef>> sides;
     try {
       TermBuilder builder(graph);
+      for (const auto& [tensor, cuts] : boundaries)
+        builder.set_boundaries(bindings.tensors[tensor], cuts);
       for (const RewriteRule& part : parts) {
         ir::ValueRef lhs = builder.build(part.lhs, bindings);
         ir::ValueRef rhs = builder.build(part.rhs, bindings);

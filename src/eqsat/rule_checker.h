@@ -25,7 +25,8 @@ struct RuleCheckReport {
   bool sound() const { return failure.empty(); }
 };
 
-// Checks a rule numerically: draws random shapes for its tensor variables and values for its
+// Checks a rule numerically: draws random shapes for its tensor variables (and concat boundaries
+// for those a split takes apart directly, as their e-classes would carry) and values for its
 // attribute variables until both sides type-check and its conditions hold, then runs both sides
 // in the reference interpreter on the same random inputs. A rule fails when the two sides
 // differ, have different types, or no valid assignment can be found.

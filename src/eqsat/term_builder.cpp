@@ -38,6 +38,15 @@ const TensorInfo& TermBuilder::info(ir::ValueRef value) {
   return infos_.emplace(key, std::move(result)).first->second;
 }
 
+void TermBuilder::set_boundaries(ir::ValueRef input, std::vector<std::vector<int64_t>> boundaries) {
+  TensorInfo result = TensorInfo::of(graph_.type(input));
+  if (boundaries.size() != result.boundaries.size())
+    throw Error("boundaries for " + std::to_string(boundaries.size()) + " axes on a tensor of " +
+                ir::to_string(result.type));
+  result.boundaries = std::move(boundaries);
+  infos_.insert_or_assign(std::make_pair(input.node, input.output), std::move(result));
+}
+
 ir::NodeId TermBuilder::build_split(const Term& split, const TermBindings& bindings) {
   int64_t axis_attr = std::get<int64_t>(attribute_of(split.args[0], bindings));
   ir::ValueRef input = build(split.args[1], bindings);

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "eqsat/tensor_info.h"
 #include "eqsat/term.h"
@@ -29,6 +30,10 @@ class TermBuilder {
 
   // The analysis facts of any value of the graph (computed on demand, remembered).
   const TensorInfo& info(ir::ValueRef value);
+
+  // Records concat boundaries on a graph input, as an e-class the input stands for may carry
+  // them (a split of a variable cuts at its last boundary on the axis). Call before building.
+  void set_boundaries(ir::ValueRef input, std::vector<std::vector<int64_t>> boundaries);
 
  private:
   ir::NodeId build_split(const Term& split, const TermBindings& bindings);

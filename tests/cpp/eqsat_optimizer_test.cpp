@@ -100,6 +100,23 @@ TEST(Optimizer, FusesActivationsIntoConvolutions) {
   EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
 }
 
+// Two convolutions on one input, each followed by its own relu (as ONNX models write them):
+// merging them (first iteration only) leaves conv -> split -> relu, relu unless the relus move
+// above the split and fuse into the merged convolution (split-relu-first/second).
+TEST(Optimizer, MergedConvolutionsKeepTheirActivationsFused) {
+  ir::GraphBuilder b("merged-conv-relu");
+  ir::ValueRef x = b.input("x", {1, 64, 8, 8});
+  b.output("y1", b.relu(b.conv(x, 32, 1, 1)));
+  b.output("y2", b.relu(b.conv(x, 48, 1, 1)));
+  ir::Graph graph = std::move(b).finish();
+  OptimizeResult result = optimize(graph, library_rules(), cost_model);
+  auto histogram = result.graph.op_histogram();
+  EXPECT_EQ(histogram["conv2d"], 1) << ir::write_text(result.graph);
+  EXPECT_FALSE(histogram.contains("relu")) << ir::write_text(result.graph);
+  EXPECT_LT(result.optimized_cost, result.original_cost);
+  EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
+}
+
 TEST(Optimizer, NeverReturnsAGraphThatCostsMore) {
   // Greedy extraction picks each class's cheapest node on its own; on NasNet-A with TENSAT's
   // rules at k_multi 2 what it extracts costs more than the input (as the paper reports), and

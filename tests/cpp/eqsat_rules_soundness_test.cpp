@@ -50,7 +50,8 @@ TEST(RuleChecker, CatchesAWrongRule) {
       "swap: (ewadd ?a ?b) => (ewmul ?a ?b)\n"
       "grouped: (concat 1 4 (conv2d 1 1 same none ?x ?a) (conv2d 1 1 same none ?x ?b)) => "
       "(conv2d 1 1 same none ?x (concat 0 4 ?a ?b))\n"
-      "never: (relu ?x) => (relu ?x) if (= (rank ?x) 9)",
+      "never: (relu ?x) => (relu ?x) if (= (rank ?x) 9)\n"
+      "other-part: (relu (split_0 (split ?axis ?x))) => (split_1 (split ?axis (relu ?x)))",
       "wrong.rules");
   RuleCheckReport swap = check_rule(wrong.rules[0]);
   EXPECT_FALSE(swap.sound());
@@ -63,6 +64,33 @@ TEST(RuleChecker, CatchesAWrongRule) {
   RuleCheckReport never = check_rule(wrong.rules[2]);
   EXPECT_FALSE(never.sound());
   EXPECT_NE(never.failure.find("valid shape"), std::string::npos) << never.failure;
+  // A split of a variable cuts at a boundary the checker records on it; taking the wrong part
+  // gives another shape or, cut in the middle, other values.
+  RuleCheckReport other_part = check_rule(wrong.rules[3]);
+  EXPECT_FALSE(other_part.sound());
+  EXPECT_EQ(other_part.failure.find("valid shape"), std::string::npos) << other_part.failure;
+}
+
+// A rule that splits a variable is checked on cuts recorded on that variable, at different
+// places and with inner boundaries kept in the parts.
+TEST(RuleChecker, SplitsOfAVariableCutAtRecordedBoundaries) {
+  RuleSet set = parse_rules(
+      "split-relu: (relu (split_1 (split ?axis ?x))) => (split_1 (split ?axis (relu ?x)))\n"
+      "twice: (split_0 (split ?axis (split_0 (split ?axis ?x)))) => "
+      "(split_0 (split ?axis (split_0 (split ?axis (relu ?x)))))",
+      "split.rules");
+  RuleCheckOptions many;
+  many.cases_required = 20;
+  RuleCheckReport split_relu = check_rule(set.rules[0], many);
+  expect_sound(split_relu);
+  ASSERT_FALSE(split_relu.cases.empty());
+  std::set<std::string> distinct(split_relu.cases.begin(), split_relu.cases.end());
+  EXPECT_EQ(distinct.size(), split_relu.cases.size());
+  EXPECT_NE(split_relu.cases[0].find("cut at"), std::string::npos) << split_relu.cases[0];
+  // The inner cut survives the first split, so the second one finds it and the two sides run
+  // (and differ: relu changes the values).
+  RuleCheckReport twice = check_rule(set.rules[1]);
+  EXPECT_NE(twice.failure.find("differ"), std::string::npos) << twice.failure;
 }
 
 // TENSAT's published rules, checked the same way. Nine are unsound once convolutions may be
