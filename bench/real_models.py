@@ -23,19 +23,18 @@ import argparse
 import json
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
 import time
 
-import numpy as np
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "bench"))
 
 from paper import LABELS, PAPER_MODELS, machine  # noqa: E402
-from saturate import onnx_check, ort_timer  # noqa: E402
+from saturate import onnx_check  # noqa: E402
+from saturate.ort_latency import compare_latency  # noqa: E402
 
 
 def run(cmd, timeout):
@@ -51,42 +50,6 @@ def checked(cmd, timeout=3600):
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({process.returncode}):\n"
                            f"{process.stderr.strip()[-2000:]}")
     return process, seconds
-
-
-def ort_latencies(original, optimized, runs, threads):
-    """Median and p10/p90 milliseconds of each model in ONNX Runtime, the runs interleaved (ABBA)
-    so that machine noise and drift hit both alike."""
-    import onnxruntime as ort
-
-    def session(path):
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        ort_timer.flush_denormals(options)  # as the per-operator timings do
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-    sessions = [session(original), session(optimized)]
-    rng = np.random.default_rng(0)
-    feeds = onnx_check.random_feeds(sessions[0], rng)
-    samples = [[], []]
-    for s in sessions:  # warm-up
-        for _ in range(3):
-            s.run(None, feeds)
-    # ABBA order: timing A then B every round made two sessions of the same file differ by 14 %.
-    for round_number in range(runs):
-        for i in ((0, 1) if round_number % 2 == 0 else (1, 0)):
-            start = time.perf_counter()
-            sessions[i].run(None, feeds)
-            samples[i].append((time.perf_counter() - start) * 1e3)
-    return [summary(x) for x in samples]
-
-
-def summary(samples):
-    ordered = sorted(samples)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]  # noqa
-    return {"median_ms": statistics.median(ordered), "p10_ms": pick(0.1), "p90_ms": pick(0.9),
-            "min_ms": ordered[0], "runs": len(ordered)}
 
 
 def measure_model(args, name, work):
@@ -135,8 +98,9 @@ def measure_model(args, name, work):
             "max_rel_error": check.max_rel_error,
             "egraph_nodes": cold.get("egraph_nodes"),
         }
-    ort_original, ort_optimized = ort_latencies(onnx_path, work / f"{name}.opt-onnxruntime.onnx",
-                                                args.runs, args.threads)
+    ort_original, ort_optimized = compare_latency(onnx_path,
+                                                  work / f"{name}.opt-onnxruntime.onnx",
+                                                  args.runs, args.threads)
     result["onnxruntime"].update({
         "original_latency": ort_original, "optimized_latency": ort_optimized,
         "measured_speedup": ort_original["median_ms"] / ort_optimized["median_ms"],

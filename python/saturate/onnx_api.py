@@ -50,13 +50,17 @@ def optimize_onnx(
     time_limit: float = 3600.0,
     verify: bool = False,
     threads: int = 1,
+    latency_runs: int = 20,
 ):
     """Optimizes an ONNX model and returns the optimized ``onnx.ModelProto``.
 
     ``cost`` is "analytic", "onednn" or "onnxruntime" (operators timed in ONNX Runtime, cached in
     ``cost_cache``, default ``$SATURATE_COST_CACHE`` or ``~/.cache/saturate/costs.sqlite``).
     ``verify=True`` runs both models in ONNX Runtime on the same random inputs and raises
-    ``SaturateError`` on a mismatch. The report of the run is ``saturate.last_report()``.
+    ``SaturateError`` on a mismatch. With ``cost="onnxruntime"`` both whole models are then
+    timed in ONNX Runtime (``latency_runs`` interleaved runs each, 0 for no check) and the
+    original is returned when the optimized one is slower, as ``saturate optimize`` does. The
+    report of the run is ``saturate.last_report()``.
     """
     import onnx
 
@@ -77,8 +81,21 @@ def optimize_onnx(
         time_limit=time_limit,
         threads=threads,
     )
-    optimized = onnx.load_from_string(optimized_bytes)
     report = dict(report)
+    report["latency_check"] = None
+    if cost == "onnxruntime" and latency_runs > 0 and optimized_bytes != data:
+        from .ort_latency import compare_latency
+
+        before, after = compare_latency(data, bytes(optimized_bytes), latency_runs, threads)
+        slower = after["median_ms"] > before["median_ms"]
+        report["latency_check"] = {"runtime": "onnxruntime", "runs": latency_runs,
+                                   "original_median_ms": before["median_ms"],
+                                   "optimized_median_ms": after["median_ms"],
+                                   "kept": "original" if slower else "optimized"}
+        if slower:
+            optimized_bytes = data
+            report.update(optimized_cost=report["original_cost"], kept_original=True)
+    optimized = onnx.load_from_string(optimized_bytes)
     if verify:
         from . import onnx_check
 

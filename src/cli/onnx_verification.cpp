@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "cli/python_helpers.h"
 #include "onnx/onnx_export.h"
@@ -18,9 +20,9 @@ struct TemporaryFile {
   std::string path;
   TemporaryFile() {
     std::string pattern =
-        (std::filesystem::temp_directory_path() / "saturate-verify-XXXXXX.onnx").string();
+        (std::filesystem::temp_directory_path() / "saturate-check-XXXXXX.onnx").string();
     const int fd = ::mkstemps(pattern.data(), 5);
-    if (fd < 0) throw Error("--verify: cannot create a temporary file");
+    if (fd < 0) throw Error("cannot create a temporary file for an ONNX Runtime check");
     ::close(fd);
     path = pattern;
   }
@@ -30,6 +32,23 @@ struct TemporaryFile {
   }
 };
 
+// Runs `python -m MODULE ARGS...` and returns its standard output parsed as JSON, with its exit
+// code; a discarded JSON value when it printed none.
+std::pair<nlohmann::json, int> run_json_helper(const std::string& module,
+                                               const std::vector<std::string>& args,
+                                               const std::string& what) {
+  const std::string command = python_module_command(module, args);
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) throw Error(what + ": cannot start " + python_executable());
+  std::string output;
+  char chunk[4096];
+  size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) output.append(chunk, n);
+  const int status = ::pclose(pipe);
+  const int code = status == -1 || !WIFEXITED(status) ? -1 : WEXITSTATUS(status);
+  return {nlohmann::json::parse(output, nullptr, false), code};
+}
+
 }  // namespace
 
 bool verify_with_onnxruntime(const std::string& original_path, const ir::Graph& optimized,
@@ -37,19 +56,10 @@ bool verify_with_onnxruntime(const std::string& original_path, const ir::Graph& 
   std::fprintf(stderr, "verifying: running both models in ONNX Runtime\n");
   TemporaryFile exported;
   onnx::write_onnx(optimized, source, exported.path);
-  const std::string command =
-      python_module_command("saturate.onnx_check", {"--json", original_path, exported.path});
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw Error("--verify: cannot start " + python_executable());
-  std::string output;
-  char chunk[4096];
-  size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) output.append(chunk, n);
-  const int status = ::pclose(pipe);
-  const int code = status == -1 || !WIFEXITED(status) ? -1 : WEXITSTATUS(status);
+  const auto [result, code] =
+      run_json_helper("saturate.onnx_check", {"--json", original_path, exported.path}, "--verify");
   // Exit 0: match, 1: mismatch (both print the JSON result); anything else: the check could not
   // run, and the helper has said why on stderr.
-  const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
   if ((code != 0 && code != 1) || result.is_discarded() || !result.contains("ok")) {
     throw Error(
         "--verify: the ONNX Runtime check failed (see the message above; it needs "
@@ -64,6 +74,30 @@ bool verify_with_onnxruntime(const std::string& original_path, const ir::Graph& 
   report["verify_atol"] = result["atol"];
   report["outputs_finite"] = result.value("outputs_finite", true);
   return verified;
+}
+
+LatencyCheck check_latency_in_onnxruntime(const std::string& original_path,
+                                          const ir::Graph& optimized, const onnx::OnnxModel& source,
+                                          int runs, int threads) {
+  std::fprintf(stderr, "latency check: timing both models in ONNX Runtime (%d runs each)\n", runs);
+  TemporaryFile exported;
+  onnx::write_onnx(optimized, source, exported.path);
+  const auto [result, code] =
+      run_json_helper("saturate.ort_latency",
+                      {"--json", "--runs", std::to_string(runs), "--threads",
+                       std::to_string(threads), original_path, exported.path},
+                      "latency check");
+  if (code != 0 || result.is_discarded() || !result.contains("original") ||
+      !result.contains("optimized")) {
+    throw Error(
+        "the ONNX Runtime latency check failed (see the message above; it needs Python with "
+        "onnxruntime; --latency-runs 0 skips it)");
+  }
+  LatencyCheck check;
+  check.original_ms = result["original"]["median_ms"].get<double>();
+  check.optimized_ms = result["optimized"]["median_ms"].get<double>();
+  check.runs = runs;
+  return check;
 }
 
 }  // namespace saturate::cli

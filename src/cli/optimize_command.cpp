@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/graph_loader.h"
@@ -77,6 +79,17 @@ void run_optimize(const OptimizeCommandOptions& given) {
   if (!options.pypm_files.empty()) std::fprintf(stderr, " + %zu PyPM rules", pypm_rules);
   std::fprintf(stderr, "\n");
   eqsat::OptimizeResult result = eqsat::optimize(graph, rules, model, settings);
+  std::optional<LatencyCheck> latency;
+  if (options.onnx_source && options.cost.kind == "onnxruntime" && options.latency_runs > 0 &&
+      !result.kept_original) {
+    latency = check_latency_in_onnxruntime(options.graph, result.graph, *options.onnx_source,
+                                           options.latency_runs, std::max(options.cost.threads, 1));
+    if (latency->optimized_is_slower()) {
+      result.graph = graph;
+      result.optimized_cost = result.original_cost;
+      result.kept_original = true;
+    }
+  }
 
   nlohmann::ordered_json report = {
       {"model", graph.name()},
@@ -124,6 +137,14 @@ void run_optimize(const OptimizeCommandOptions& given) {
                          {"split_rejected", rule.split_rejected}});
   }
   report["rules"] = rule_list;
+  report["latency_check"] = nullptr;
+  if (latency) {
+    report["latency_check"] = {{"runtime", "onnxruntime"},
+                               {"runs", latency->runs},
+                               {"original_median_ms", latency->original_ms},
+                               {"optimized_median_ms", latency->optimized_ms},
+                               {"kept", latency->optimized_is_slower() ? "original" : "optimized"}};
+  }
   report["exploration"] = nlohmann::json::parse(result.exploration.to_json(true, -1));
 
   bool verified = true;
@@ -135,7 +156,12 @@ void run_optimize(const OptimizeCommandOptions& given) {
 
   write_outputs_and_summary(options, graph, result.graph, result.original_cost,
                             result.optimized_cost, model, report);
-  if (result.kept_original) {
+  if (latency) {
+    std::printf(
+        "latency check (onnxruntime, median of %d runs): original %.3f ms, optimized %.3f ms%s\n",
+        latency->runs, latency->original_ms, latency->optimized_ms,
+        latency->optimized_is_slower() ? ": slower, kept the original" : "");
+  } else if (result.kept_original) {
     std::printf("the extracted graph cost %.4f ms, more than the original: kept the original\n",
                 result.extracted_graph_cost);
   }
@@ -268,6 +294,13 @@ void register_optimize_command(CLI::App& app) {
   command->add_option("--threads", options->cost.threads,
                       "Threads of a measuring back end (default: 1 for onnxruntime, the OpenMP "
                       "default for onednn)");
+  command
+      ->add_option("--latency-runs", options->latency_runs,
+                   "ONNX input with --cost onnxruntime: time both whole models this many "
+                   "interleaved runs in ONNX Runtime and keep the original if the optimized one "
+                   "is slower (0: no check)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   command->add_flag("--verify", options->verify,
                     "Run original and optimized graphs on the same random inputs and compare "
                     "(in the reference interpreter; an ONNX model in ONNX Runtime)");

@@ -37,6 +37,7 @@ struct OptimizeCommandOptions {
   double ilp_time_limit = 600;
   std::string ilp_solver = "auto";
   bool verify = false;
+  int latency_runs = 20;  // ONNX + onnxruntime: whole-model check in ONNX Runtime (0: off)
   bool backoff = false;
   std::string search = "eqsat";  // or "taso"
   double alpha = 1.05;           // TASO

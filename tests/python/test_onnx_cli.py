@@ -53,8 +53,10 @@ def optimize_and_compare(saturate, tmp_path, model, extra_args=()):
     before = source.read_bytes()
     output = tmp_path / "out.onnx"
     report_path = tmp_path / "report.json"
+    # No whole-model latency check: it may keep the original, and these tests look at what the
+    # optimizer wrote (test_latency_check_* cover the check).
     result = saturate("optimize", source, "-o", output, "--json", report_path,
-                      "--extract", "greedy", *extra_args)
+                      "--extract", "greedy", "--latency-runs", "0", *extra_args)
     assert result.returncode == 0, result.stderr
     assert source.read_bytes() == before
     optimized = onnx.load(output)
@@ -302,6 +304,50 @@ def test_show_and_sxp_output_from_onnx(saturate, tmp_path):
     result = saturate("optimize", source, "-o", sxp, "--extract", "greedy")
     assert result.returncode == 0, result.stderr
     assert saturate("show", sxp).returncode == 0
+
+
+def test_latency_check_keeps_the_faster_model(saturate, tmp_path):
+    nodes = [
+        helper.make_node("MatMul", ["x", "wa"], ["a"]),
+        helper.make_node("MatMul", ["x", "wb"], ["b"]),
+        helper.make_node("Relu", ["a"], ["ya"]),
+        helper.make_node("Relu", ["b"], ["yb"]),
+    ]
+    model = make_model(nodes, [("x", [8, 64])], [("ya", [8, 64]), ("yb", [8, 64])],
+                       [weight("wa", 64, 64), weight("wb", 64, 64)])
+    source, output, report_path = tmp_path / "m.onnx", tmp_path / "o.onnx", tmp_path / "r.json"
+    onnx.save(model, source)
+    result = saturate("optimize", source, "-o", output, "--json", report_path,
+                      "--latency-runs", "6", "--cost-cache", tmp_path / "c.sqlite")
+    assert result.returncode == 0, result.stderr
+    assert "latency check (onnxruntime, median of 6 runs)" in result.stdout
+    report = json.loads(report_path.read_text())
+    check = report["latency_check"]
+    assert check["runtime"] == "onnxruntime" and check["runs"] == 6
+    assert check["original_median_ms"] > 0 and check["optimized_median_ms"] > 0
+    slower = check["optimized_median_ms"] > check["original_median_ms"]
+    assert check["kept"] == ("original" if slower else "optimized")
+    if slower:
+        assert report["kept_original"] is True
+        assert report["optimized_cost"] == report["original_cost"]
+        assert op_types(onnx.load(output)) == op_types(model)
+    feeds = random_feeds(model)
+    expected, got = run_ort(source, feeds), run_ort(output, feeds)
+    for name in expected:
+        np.testing.assert_allclose(got[name], expected[name], rtol=1e-4, atol=1e-5)
+
+
+def test_latency_check_is_off_with_zero_runs_or_another_cost_model(saturate, tmp_path):
+    nodes = [helper.make_node("Relu", ["x"], ["y"])]
+    source = tmp_path / "m.onnx"
+    onnx.save(make_model(nodes, [("x", [4, 4])], [("y", [4, 4])], []), source)
+    for extra in (["--latency-runs", "0"], ["--cost", "analytic"]):
+        report_path = tmp_path / "r.json"
+        result = saturate("optimize", source, "-o", tmp_path / "o.onnx", "--json", report_path,
+                          "--cost-cache", tmp_path / "c.sqlite", *extra)
+        assert result.returncode == 0, result.stderr
+        assert json.loads(report_path.read_text())["latency_check"] is None
+        assert "latency check" not in result.stdout
 
 
 PAPER_MODELS = ["bert", "nasrnn", "nasnet_a", "resnext50", "inception_v3", "squeezenet", "vgg19"]

@@ -1,6 +1,7 @@
 """The Python helpers the C++ side calls for ONNX Runtime: the model comparison behind
 ``optimize --verify`` on ONNX input, and the batch timer behind ``--cost onnxruntime``."""
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from saturate import onnx_check, ort_timer  # noqa: E402
+from saturate import onnx_check, ort_latency, ort_timer  # noqa: E402
 
 
 def matmul_model(path: pathlib.Path, scale: float = 1.0, opset: int = 17) -> pathlib.Path:
@@ -121,3 +122,25 @@ def test_server_answers_each_request_and_survives_a_bad_one(tmp_path):
     assert answers[0]["fingerprint"].startswith("onnxruntime ")
     assert "bad.onnx" in answers[1]["error"]
     assert len(answers[2]["times_ms"]) == 1 and answers[2]["times_ms"][0] > 0
+
+
+def test_ort_latency_times_both_models_interleaved(tmp_path):
+    first, second = matmul_model(tmp_path / "a.onnx"), matmul_model(tmp_path / "b.onnx", 2.0)
+    original, optimized = ort_latency.compare_latency(first, second, runs=5, threads=1)
+    for summary in (original, optimized):
+        assert summary["runs"] == 5
+        assert 0 < summary["min_ms"] <= summary["p10_ms"] <= summary["median_ms"]
+        assert summary["median_ms"] <= summary["p90_ms"]
+    result = subprocess.run([sys.executable, "-m", "saturate.ort_latency", "--json", "--runs",
+                             "3", str(first), str(second)], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["optimized"]["runs"] == 3
+    bad = subprocess.run([sys.executable, "-m", "saturate.ort_latency", "--runs", "0",
+                          str(first), str(second)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+    assert bad.returncode == 2 and "--runs" in bad.stderr
+    missing = subprocess.run([sys.executable, "-m", "saturate.ort_latency", str(first),
+                              str(tmp_path / "missing.onnx")], capture_output=True, text=True,
+                             timeout=60, env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+    assert missing.returncode == 2 and "latency check failed" in missing.stderr

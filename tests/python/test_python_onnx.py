@@ -68,6 +68,15 @@ def test_optimize_with_onnxruntime_costs_caches_its_measurements(tmp_path):
     saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy")
     second = saturate.last_report()
     assert second["cost_measured"] == 0 and second["cost_cache_hits"] >= first["cost_measured"]
+    check = second["latency_check"]  # the whole-model check in ONNX Runtime, on by default
+    assert check is None or (check["runs"] == 20 and check["kept"] in ("original", "optimized"))
+    optimized = saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy",
+                                  latency_runs=4)
+    check = saturate.last_report()["latency_check"]
+    if check is not None:  # None only when the optimizer changed nothing
+        assert check["runs"] == 4
+        if check["kept"] == "original":
+            assert optimized == model
 
 
 def test_graphs_still_take_the_graph_path():

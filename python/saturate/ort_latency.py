@@ -1,0 +1,95 @@
+"""Whole-model latency of two ONNX models in ONNX Runtime, timed side by side.
+
+``saturate optimize model.onnx --cost onnxruntime`` calls
+``python3 -m saturate.ort_latency ORIGINAL OPTIMIZED --runs 20 --threads 1 --json`` as its last
+check: the cost model prices one operator at a time and cannot see what ONNX Runtime does to the
+whole graph (its layout changes around a Split, its own fusions), so the optimized model is kept
+only if it is measured no slower than the original. ``bench/real_models.py`` uses the same timing.
+
+The runs are interleaved in ABBA order (A B, B A, A B, ...): timing one model's runs after the
+other's made two sessions of the same file differ by 14 % on a shared machine. The answer is
+``{"original": SUMMARY, "optimized": SUMMARY}`` with ``median_ms``, ``p10_ms``, ``p90_ms``,
+``min_ms`` and ``runs``; exit status 2 when a model cannot run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from saturate import onnx_check, ort_timer
+
+
+def summary(samples: list[float]) -> dict:
+    ordered = sorted(samples)
+
+    def pick(quantile: float) -> float:
+        return ordered[min(len(ordered) - 1, int(quantile * (len(ordered) - 1) + 0.5))]
+
+    return {"median_ms": statistics.median(ordered), "p10_ms": pick(0.1), "p90_ms": pick(0.9),
+            "min_ms": ordered[0], "runs": len(ordered)}
+
+
+def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
+                    warmup: int = 3) -> tuple[dict, dict]:
+    """Summaries of the milliseconds per run of each model (paths or bytes), runs interleaved,
+    both models fed the same random inputs, ONNX Runtime's graph optimizations on (as
+    deployed) and denormals flushed (as the per-operator timings do)."""
+    import onnxruntime as ort
+
+    def session(model):
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        ort_timer.flush_denormals(options)
+        return ort.InferenceSession(model if isinstance(model, bytes) else str(model), options,
+                                    providers=["CPUExecutionProvider"])
+
+    sessions = [session(original), session(optimized)]
+    feeds = onnx_check.random_feeds(sessions[0], np.random.default_rng(0))
+    for each in sessions:
+        for _ in range(warmup):
+            each.run(None, feeds)
+    samples: list[list[float]] = [[], []]
+    for round_number in range(runs):
+        for i in ((0, 1) if round_number % 2 == 0 else (1, 0)):
+            start = time.perf_counter()
+            sessions[i].run(None, feeds)
+            samples[i].append((time.perf_counter() - start) * 1e3)
+    return summary(samples[0]), summary(samples[1])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m saturate.ort_latency",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("original")
+    parser.add_argument("optimized")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print the summaries as JSON")
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.threads < 1:
+        print("error: --runs and --threads must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        original, optimized = compare_latency(args.original, args.optimized, args.runs,
+                                              args.threads)
+    except Exception as error:  # a model ORT cannot load or run
+        print(f"error: ONNX Runtime latency check failed: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"original": original, "optimized": optimized}))
+    else:
+        print(f"original  {original['median_ms']:.3f} ms (median of {args.runs})")
+        print(f"optimized {optimized['median_ms']:.3f} ms "
+              f"({original['median_ms'] / optimized['median_ms']:.3f}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
