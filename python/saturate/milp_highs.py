@@ -20,9 +20,7 @@ request per line of standard input and one answer per line of standard output:
 """
 from __future__ import annotations
 
-import json
 import math
-import os
 import sys
 
 INFINITY = 1e30
@@ -106,25 +104,16 @@ def answer(request: dict) -> dict:
     return solve(request)
 
 
+def describe_failure(error: Exception) -> str:
+    if isinstance(error, ImportError):
+        return f"HiGHS is not installed ({error}); pip install highspy"
+    return f"HiGHS failed: {error}"
+
+
 def main() -> int:
-    # HiGHS prints its banner to standard output from C++: answers get a private copy of it, and
-    # file descriptor 1 becomes standard error, so nothing else can interleave with an answer.
-    answers = os.fdopen(os.dup(1), "w")
-    sys.stdout.flush()
-    os.dup2(2, 1)
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            reply = answer(json.loads(line))
-        except ImportError as error:
-            reply = {"error": f"HiGHS is not installed ({error}); pip install highspy"}
-        except KeyError as error:
-            reply = {"error": f"malformed request: no {error}"}
-        except Exception as error:  # the C++ side reports it and falls back
-            reply = {"error": f"HiGHS failed: {error}"}
-        print(json.dumps(reply), file=answers, flush=True)
-    return 0
+    from saturate.line_server import serve
+
+    return serve(answer, describe_failure)
 
 
 if __name__ == "__main__":

@@ -146,17 +146,9 @@ def answer(request: dict) -> dict:
 
 
 def serve() -> int:
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            reply = answer(json.loads(line))
-        except KeyError as error:
-            reply = {"error": f"malformed request: no {error}"}
-        except Exception as error:
-            reply = {"error": f"onnxruntime timing failed: {error}"}
-        print(json.dumps(reply), flush=True)
-    return 0
+    from saturate.line_server import serve as serve_lines
+
+    return serve_lines(answer, lambda error: f"onnxruntime timing failed: {error}")
 
 
 def main(argv=None) -> int:

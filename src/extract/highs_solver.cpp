@@ -6,6 +6,7 @@
 
 #include "support/child_process.h"
 #include "support/error.h"
+#include "support/json_helper_client.h"
 #include "support/python_helper.h"
 
 namespace saturate::extract {
@@ -55,17 +56,6 @@ nlohmann::json problem_request(const MilpProblem& problem, const MilpSettings& s
       {"warm_start", warm_start.empty() ? nlohmann::json(nullptr) : nlohmann::json(warm_start)}};
 }
 
-// The helper's answer as JSON; a helper error or an unreadable line as saturate::Error.
-nlohmann::json ask(ChildProcess& helper, const nlohmann::json& request) {
-  const std::string line = helper.request(request.dump());
-  nlohmann::json answer = nlohmann::json::parse(line, nullptr, false);
-  if (answer.is_discarded() || !answer.is_object()) {
-    throw Error("HiGHS helper: unreadable answer: " + line.substr(0, 200));
-  }
-  if (answer.contains("error")) throw Error(answer["error"].get<std::string>());
-  return answer;
-}
-
 double number_or(const nlohmann::json& value, double fallback) {
   return value.is_number() ? value.get<double>() : fallback;
 }
@@ -77,7 +67,8 @@ HighsSolver::HighsSolver() {
       std::vector<std::string>{python_executable(), "-m", "saturate.milp_highs"},
       std::vector<std::string>{python_path_environment_entry()});
   try {
-    version_ = ask(*helper_, {{"hello", true}}).value("highs", "unknown");
+    version_ =
+        ask_json_helper(*helper_, {{"hello", true}}, "HiGHS helper").value("highs", "unknown");
   } catch (const Error& error) {
     throw Error(std::string("the HiGHS solver needs Python with highspy: ") + error.what());
   }
@@ -94,7 +85,8 @@ MilpSolution HighsSolver::solve(const MilpProblem& problem, const MilpSettings& 
   MilpSolution solution;
   nlohmann::json answer;
   try {
-    answer = ask(*helper_, problem_request(problem, settings, warm_start));
+    answer =
+        ask_json_helper(*helper_, problem_request(problem, settings, warm_start), "HiGHS helper");
   } catch (const Error& error) {
     solution.status = std::string("HiGHS failed: ") + error.what();
     return solution;

@@ -9,6 +9,7 @@
 #include "onnx/random_weights.h"
 #include "support/child_process.h"
 #include "support/error.h"
+#include "support/json_helper_client.h"
 
 namespace saturate::onnx {
 namespace {
@@ -19,17 +20,6 @@ std::string make_work_dir() {
     throw Error("cannot create a temporary directory for ONNX Runtime timing models");
   }
   return pattern;
-}
-
-// The helper's answer, or its error as a saturate::Error.
-nlohmann::json ask(ChildProcess& helper, const nlohmann::json& request) {
-  const std::string line = helper.request(request.dump());
-  nlohmann::json answer = nlohmann::json::parse(line, nullptr, false);
-  if (answer.is_discarded() || !answer.is_object()) {
-    throw Error("onnxruntime timer: unreadable answer: " + line.substr(0, 200));
-  }
-  if (answer.contains("error")) throw Error(answer["error"].get<std::string>());
-  return answer;
 }
 
 }  // namespace
@@ -47,8 +37,8 @@ OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
       std::vector<std::string>{options_.python, "-m", "saturate.ort_timer", "--serve"},
       environment);
   try {
-    fingerprint_ =
-        ask(*helper_, {{"fingerprint", true}, {"threads", options_.threads}})["fingerprint"];
+    fingerprint_ = ask_json_helper(*helper_, {{"fingerprint", true}, {"threads", options_.threads}},
+                                   "onnxruntime timer")["fingerprint"];
   } catch (const Error& error) {
     throw Error(std::string("--cost onnxruntime needs Python with onnxruntime: ") + error.what());
   }
@@ -78,11 +68,13 @@ std::vector<double> OnnxruntimeOpTimer::time_ms(const std::vector<cost::OwnedOpC
     write_onnx(graph, make_export_source(graph, random_weight_data(graph, options_.seed)), path);
     paths.push_back(path);
   }
-  const nlohmann::json answer = ask(*helper_, {{"models", paths},
-                                               {"threads", options_.threads},
-                                               {"warmup", options_.warmup},
-                                               {"repeats", options_.repeats},
-                                               {"min_run_ms", options_.min_run_ms}});
+  const nlohmann::json answer = ask_json_helper(*helper_,
+                                                {{"models", paths},
+                                                 {"threads", options_.threads},
+                                                 {"warmup", options_.warmup},
+                                                 {"repeats", options_.repeats},
+                                                 {"min_run_ms", options_.min_run_ms}},
+                                                "onnxruntime timer");
   std::vector<double> times = answer.at("times_ms").get<std::vector<double>>();
   if (times.size() != configs.size()) {
     throw Error("onnxruntime timer answered " + std::to_string(times.size()) + " times for " +

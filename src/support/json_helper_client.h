@@ -1,0 +1,17 @@
+#pragma once
+
+// The client side of Saturate's line-protocol Python helpers (python/saturate/line_server.py):
+// one JSON request per line, one JSON answer per line, {"error": "..."} for a failed request.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/child_process.h"
+
+namespace saturate {
+
+// Sends `request` and returns the answer, an object. Throws saturate::Error with the helper's
+// own message when it answers an error, and naming `helper` when the answer is unreadable.
+nlohmann::json ask_json_helper(ChildProcess& process, const nlohmann::json& request,
+                               const std::string& helper);
+
+}  // namespace saturate
