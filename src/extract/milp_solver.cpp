@@ -54,7 +54,10 @@ class PortfolioSolver : public MilpSolver {
       next.values = std::move(solution.values);
       next.objective = solution.objective;
     }
-    if (std::isfinite(solution.bound)) next.bound = std::max(next.bound, solution.bound);
+    // CBC's bound counts only from a run that stopped on its limit (a crashed child has none).
+    if (solution.stopped_on_limit && std::isfinite(solution.bound)) {
+      next.bound = std::max(next.bound, solution.bound);
+    }
     return next;
   }
 
