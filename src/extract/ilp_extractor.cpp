@@ -12,6 +12,7 @@
 #include "extract/cycle_check.h"
 #include "extract/extraction_model.h"
 #include "extract/greedy_dag_extractor.h"
+#include "extract/milp_decomposition.h"
 #include "extract/milp_solver.h"
 
 namespace saturate::extract {
@@ -191,7 +192,8 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   }
 
   // Solve; with lazy cycle handling, cut the cycles of each cyclic solution and solve again.
-  std::unique_ptr<MilpSolver> solver = make_milp_solver(options.solver);
+  DecomposingSolver solver(make_milp_solver(options.solver));
+  std::size_t parts = 0;
   MilpSettings settings;
   settings.threads = options.threads;
   settings.relative_gap = options.relative_gap;
@@ -205,7 +207,8 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   while (rounds < std::max(1, options.max_cycle_rounds) && remaining() > 0.01) {
     ++rounds;
     settings.time_limit_seconds = remaining();
-    const MilpSolution solution = solver->solve(model.milp(), settings, warm_start);
+    const MilpSolution solution = solver.solve(model.milp(), settings, warm_start);
+    parts = std::max(parts, solver.last_parts());
     status = solution.status;
     if (std::isfinite(solution.bound)) lower_bound = std::max(lower_bound, solution.bound);
     if (!solution.has_solution) break;
@@ -240,6 +243,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
     result = std::move(best);
   }
   statistics.emplace_back("ilp rounds", rounds);
+  statistics.emplace_back("independent parts", static_cast<double>(parts));
   statistics.emplace_back("cycle cuts", static_cast<double>(pool.cycle_cuts()));
   statistics.emplace_back("short cycle cuts", static_cast<double>(short_cycle_cuts));
   statistics.emplace_back("set cuts", static_cast<double>(pool.set_cuts()));
@@ -247,7 +251,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   statistics.emplace_back("lp bound", tightening.bound);
   statistics.emplace_back("lower bound", lower_bound);
   result.statistics.clear();
-  result.solver = solver->name();
+  result.solver = solver.name();
   return finish(std::move(result), status);
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "extract/milp_decomposition.h"
 #include "extract/milp_solver.h"
 #include "support/error.h"
 
@@ -119,4 +120,53 @@ TEST(MilpSolver, UnknownSolverNamesTheKnownOnes) {
     EXPECT_NE(std::string(error.what()).find("highs"), std::string::npos) << error.what();
   }
   EXPECT_EQ(milp_solver_names(), (std::vector<std::string>{"auto", "highs", "cbc"}));
+}
+
+// Two knapsacks that share only a column fixed by its bounds: two independent parts, solved
+// apart, their objectives and bounds added, the fixed column's cost included.
+TEST(MilpSolver, DecompositionSolvesIndependentPartsApart) {
+  MilpProblem problem;
+  for (int copy = 0; copy < 2; ++copy) {
+    const MilpProblem part = knapsack();
+    const int offset = static_cast<int>(problem.columns.size());
+    for (auto column : part.columns) problem.add_column(column);
+    for (const auto& row : part.rows) {
+      std::vector<std::pair<int, double>> terms;
+      for (const auto& [column, coefficient] : row.terms)
+        terms.emplace_back(column + offset, coefficient);
+      problem.add_row(std::move(terms), row.lower, row.upper);
+    }
+  }
+  const int fixed = problem.add_column({1, 1, 2, true, "fixed"});
+  problem.add_row({{0, 1}, {3, 1}, {fixed, 1}}, -1e30, 3);  // x0 + x3 <= 2: links nothing free
+  problem.add_row({{fixed, 1}}, 1, 1);                      // holds on its own
+
+  DecomposingSolver solver(make_milp_solver("cbc"));
+  MilpSettings settings;
+  settings.time_limit_seconds = 20;
+  MilpSolution solution = solver.solve(problem, settings, {});
+  EXPECT_EQ(solver.last_parts(), 1u);  // the first row links x0 and x3: one part
+  EXPECT_NEAR(solution.objective, -16, 1e-9);
+
+  problem.rows[problem.rows.size() - 2].terms = {{0, 1}, {fixed, 1}};  // now x0 <= 2 alone
+  solution = solver.solve(problem, settings, {});
+  EXPECT_EQ(solver.last_parts(), 2u);
+  ASSERT_TRUE(solution.has_solution) << solution.status;
+  EXPECT_TRUE(solution.proven_optimal) << solution.status;
+  EXPECT_NEAR(solution.objective, -16, 1e-9);
+  EXPECT_NEAR(solution.bound, -16, 1e-6);
+  EXPECT_EQ(solution.values.size(), problem.columns.size());
+  EXPECT_DOUBLE_EQ(solution.values[fixed], 1);
+
+  // No time at all: each part keeps the warm start's values.
+  settings.time_limit_seconds = 0;
+  const std::vector<double> start = {0, 1, 0, 0, 1, 0, 1};
+  solution = solver.solve(problem, settings, start);
+  ASSERT_TRUE(solution.has_solution);
+  EXPECT_FALSE(solution.proven_optimal);
+  EXPECT_EQ(solution.values, start);
+  EXPECT_NEAR(solution.objective, -6, 1e-9);
+
+  problem.rows.back().lower = problem.rows.back().upper = 0;  // the fixed column must be 0: no
+  EXPECT_TRUE(solver.solve(problem, MilpSettings{}, {}).proven_infeasible);
 }
