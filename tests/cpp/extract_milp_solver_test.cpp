@@ -141,7 +141,7 @@ TEST(MilpSolver, DecompositionSolvesIndependentPartsApart) {
   problem.add_row({{0, 1}, {3, 1}, {fixed, 1}}, -1e30, 3);  // x0 + x3 <= 2: links nothing free
   problem.add_row({{fixed, 1}}, 1, 1);                      // holds on its own
 
-  DecomposingSolver solver(make_milp_solver("cbc"));
+  DecomposingSolver solver(make_milp_solver("cbc"), /*whole_first_seconds=*/0);
   MilpSettings settings;
   settings.time_limit_seconds = 20;
   MilpSolution solution = solver.solve(problem, settings, {});
@@ -169,4 +169,15 @@ TEST(MilpSolver, DecompositionSolvesIndependentPartsApart) {
 
   problem.rows.back().lower = problem.rows.back().upper = 0;  // the fixed column must be 0: no
   EXPECT_TRUE(solver.solve(problem, MilpSettings{}, {}).proven_infeasible);
+}
+
+TEST(MilpSolver, DecompositionTriesTheWholeProblemFirst) {
+  MilpProblem problem = knapsack();
+  const int other = problem.add_column({0, 1, -1, true, "other"});
+  problem.add_row({{other, 1}}, -1e30, 1);  // a second part, independent of the knapsack
+  DecomposingSolver solver(make_milp_solver("cbc"));
+  const MilpSolution solution = solver.solve(problem, MilpSettings{}, {});
+  EXPECT_EQ(solver.last_parts(), 2u);
+  EXPECT_TRUE(solution.proven_optimal);
+  EXPECT_NEAR(solution.objective, -10, 1e-9);
 }
