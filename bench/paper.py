@@ -559,7 +559,8 @@ def speed(rep):
 def ilp_solvers(data):
     """The MILP solvers the ILP runs reported (`ilp_solver`), e.g. "cbc, highs 1.16.0"."""
     names = set()
-    for job in data["jobs"]:
+    jobs = data["jobs"].values() if isinstance(data["jobs"], dict) else data["jobs"]
+    for job in jobs:
         solver = (job.get("report") or {}).get("ilp_solver")
         if solver:
             names.update(part.strip() for part in solver.split(","))
