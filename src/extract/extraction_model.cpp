@@ -38,32 +38,19 @@ ExtractionModel::ExtractionModel(const ExtractionGraph& graph, const ReducedProb
   for (ClassIndex c = 0; c < graph.class_count(); ++c) {
     const auto& candidates = problem.candidates[c];
     if (class_column_[c] == kNoColumn) continue;
-    // Child classes every candidate needs: one row for the class instead of one per node.
-    shared = problem.child_classes[candidates.front()];
-    for (NodeIndex n : candidates) {
-      scratch.clear();
-      const auto& children = problem.child_classes[n];
-      std::set_intersection(shared.begin(), shared.end(), children.begin(), children.end(),
-                            std::back_inserter(scratch));
-      shared.swap(scratch);
-    }
-    // With must-sets, the implication rows below already cover the shared children.
-    for (ClassIndex d : shared) {
-      if (problem.mandatory[d] || problem.has_implications) continue;  // a_d = 1, or implied
-      milp_.add_row({{class_column_[c], 1.0}, {class_column_[d], -1.0}}, -1e30, 0);
-    }
-    // a_c <= a_e for every class e that any extraction using c must also use: without these the
-    // LP can use a class "half" through each of two nodes that both need e, and pay for e half.
-    if (!problem.mandatory[c] && problem.has_implications) {
-      for (ClassIndex e : problem.implied[c]) {
-        if (problem.mandatory[e] || class_column_[e] == kNoColumn) continue;
-        milp_.add_row({{class_column_[c], 1.0}, {class_column_[e], -1.0}}, -1e30, 0);
-      }
-    }
-    // Per other child class d: sum of x_n over the candidates that need d <= a_d. At most one
-    // candidate is chosen, so the sum is valid, and it is much stronger in the LP than a row per
-    // node: two candidates taken half each must pay for their common child whole, not half.
     if (problem.has_implications) {
+      // a_c <= a_e for every class e that any extraction using c must also use: without these
+      // the LP can use a class "half" through each of two nodes that both need e, and pay for e
+      // half.
+      if (!problem.mandatory[c]) {
+        for (ClassIndex e : problem.implied[c]) {
+          if (problem.mandatory[e] || class_column_[e] == kNoColumn) continue;
+          milp_.add_row({{class_column_[c], 1.0}, {class_column_[e], -1.0}}, -1e30, 0);
+        }
+      }
+      // sum of x_n over the candidates that force e <= a_e (problem_reduction.h); they cover
+      // the child classes too. At most one candidate is chosen, so the sum is valid, and two
+      // candidates taken half each must pay for a class both force whole, not half.
       for (const auto& implication : problem.node_implications[c]) {
         if (class_column_[implication.implied] == kNoColumn) continue;
         std::vector<std::pair<int, double>> terms;
@@ -73,6 +60,21 @@ ExtractionModel::ExtractionModel(const ExtractionGraph& graph, const ReducedProb
       }
       continue;
     }
+    // Without must-sets: child classes every candidate needs get one row for the class.
+    shared = problem.child_classes[candidates.front()];
+    for (NodeIndex n : candidates) {
+      scratch.clear();
+      const auto& children = problem.child_classes[n];
+      std::set_intersection(shared.begin(), shared.end(), children.begin(), children.end(),
+                            std::back_inserter(scratch));
+      shared.swap(scratch);
+    }
+    for (ClassIndex d : shared) {
+      if (problem.mandatory[d]) continue;  // a_d = 1
+      milp_.add_row({{class_column_[c], 1.0}, {class_column_[d], -1.0}}, -1e30, 0);
+    }
+    // Every other child class d: sum of x_n over the candidates that need d <= a_d (valid, as
+    // at most one candidate is chosen).
     std::map<ClassIndex, std::vector<std::pair<int, double>>> users;
     for (NodeIndex n : candidates) {
       for (ClassIndex d : problem.child_classes[n]) {
