@@ -5,6 +5,7 @@
 #include "cli/text_table.h"
 #include "extract/egraph_json.h"
 #include "extract/extractor.h"
+#include "extract/milp_solver.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -68,7 +69,7 @@ void register_extract_command(CLI::App& app) {
       ->add_option("--ilp-solver", options->solver,
                    "MILP solver: highs (needs Python's highspy), cbc, or auto (highs when "
                    "available)")
-      ->check(CLI::IsMember({"auto", "highs", "cbc"}))
+      ->check(CLI::IsMember(extract::milp_solver_names()))
       ->capture_default_str();
   command->add_option("--json", options->json_path, "Write a JSON report");
   command->callback([options] { run_extract(*options); });

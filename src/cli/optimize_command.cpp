@@ -12,6 +12,7 @@
 #include "cli/verification.h"
 #include "cost/analytic_cost_model.h"
 #include "eqsat/optimizer.h"
+#include "extract/milp_solver.h"
 #include "ir/dot_writer.h"
 #include "ir/text_format.h"
 #include "onnx/onnx_export.h"
@@ -275,7 +276,7 @@ void register_optimize_command(CLI::App& app) {
       ->add_option("--ilp-solver", options->ilp_solver,
                    "MILP solver: highs (needs Python's highspy), cbc, or auto (highs when "
                    "available)")
-      ->check(CLI::IsMember({"auto", "highs", "cbc"}))
+      ->check(CLI::IsMember(extract::milp_solver_names()))
       ->capture_default_str();
   command->add_flag("--backoff", options->backoff,
                     "Use egg's backoff scheduler instead of applying every match");

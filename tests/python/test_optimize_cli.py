@@ -72,6 +72,11 @@ def test_bad_limits_are_rejected(saturate):
     assert saturate("optimize", "nasrnn", "--cycle-filter", "sometimes").returncode != 0
     assert saturate("optimize", "nasrnn", "--extract", "magic").returncode != 0
     assert saturate("optimize", "nasrnn", "--node-limit", "many").returncode != 0
+    for command in (("optimize", "nasrnn"), ("extract", "any.json")):
+        unknown = saturate(*command, "--ilp-solver", "gurobi")
+        assert unknown.returncode != 0 and "--ilp-solver" in unknown.stderr
+        assert "highs" in unknown.stderr  # the names it takes
+    assert saturate("optimize", "nasrnn", "--latency-runs", "-1").returncode != 0
 
 
 def test_extract_reads_egraph_serialize_files(saturate, tmp_path):
