@@ -171,13 +171,36 @@ TEST(MilpSolver, DecompositionSolvesIndependentPartsApart) {
   EXPECT_TRUE(solver.solve(problem, MilpSettings{}, {}).proven_infeasible);
 }
 
+// Counts the problems it is given and their columns, then lets CBC solve them.
+class CountingSolver : public MilpSolver {
+ public:
+  explicit CountingSolver(std::vector<std::size_t>* sizes) : sizes_(sizes) {}
+  std::string name() const override { return "counting"; }
+  MilpSolution solve(const MilpProblem& problem, const MilpSettings& settings,
+                     const std::vector<double>& warm_start) override {
+    sizes_->push_back(problem.columns.size());
+    return cbc_->solve(problem, settings, warm_start);
+  }
+
+ private:
+  std::vector<std::size_t>* sizes_;
+  std::unique_ptr<MilpSolver> cbc_ = make_milp_solver("cbc");
+};
+
 TEST(MilpSolver, DecompositionTriesTheWholeProblemFirst) {
   MilpProblem problem = knapsack();
   const int other = problem.add_column({0, 1, -1, true, "other"});
   problem.add_row({{other, 1}}, -1e30, 1);  // a second part, independent of the knapsack
-  DecomposingSolver solver(make_milp_solver("cbc"));
+  std::vector<std::size_t> sizes;
+  DecomposingSolver solver(std::make_unique<CountingSolver>(&sizes));
   const MilpSolution solution = solver.solve(problem, MilpSettings{}, {});
   EXPECT_EQ(solver.last_parts(), 2u);
   EXPECT_TRUE(solution.proven_optimal);
   EXPECT_NEAR(solution.objective, -10, 1e-9);
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{4}));  // proved whole: no call per part
+
+  sizes.clear();
+  DecomposingSolver split_at_once(std::make_unique<CountingSolver>(&sizes), 0);
+  EXPECT_NEAR(split_at_once.solve(problem, MilpSettings{}, {}).objective, -10, 1e-9);
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{3, 1}));  // one call per part
 }
