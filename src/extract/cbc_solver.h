@@ -16,6 +16,13 @@ namespace saturate::extract {
 MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& settings,
                             const std::vector<double>& warm_start = {});
 
+// Solves independent MILPs one after another in one child process, sharing the time limit;
+// `warm_starts` has one entry per problem (empty: none). A problem reached with no time left
+// gets no solution and "time limit".
+std::vector<MilpSolution> solve_each_with_cbc(const std::vector<const MilpProblem*>& problems,
+                                              const MilpSettings& settings,
+                                              const std::vector<std::vector<double>>& warm_starts);
+
 // The LP relaxation of a MILP, solved with Clp and re-solved warm after rows are added: the
 // ILP extractor's cutting-plane loop separates cycle cuts on its solutions.
 class LpRelaxation {
@@ -28,6 +35,8 @@ class LpRelaxation {
   // Solves (warm after the first call); false when the LP is not solved to optimality.
   bool solve();
   double objective() const;
+  // After solve() returned false: whether the LP was proven to have no feasible point.
+  bool proven_infeasible() const;
   std::vector<double> values() const;
   void add_row(const MilpProblem::Row& row);
 

@@ -38,6 +38,7 @@ struct ExtractOptions {
   bool warm_start = true;  // give the ILP the greedy-DAG extraction as first incumbent
   CycleHandling cycles = CycleHandling::lazy;
   bool reduce = true;           // shrink the problem before the ILP (problem_reduction.h)
+  bool settle_by_lp = true;     // parts whose LP relaxation settles them skip the MILP solver
   double relative_gap = 0;      // ILP stops once (incumbent - bound) / incumbent <= this
   bool solver_log = false;      // let the MILP solver print its log
   int max_cycle_rounds = 1000;  // lazy cycle handling: cap on solve-and-cut rounds

@@ -4,12 +4,19 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "extract/cbc_solver.h"
 
 namespace saturate::extract {
 namespace {
 
 constexpr double kInfiniteBound = 1e29;  // bounds beyond this are absent (the models use 1e30)
 constexpr double kFeasibilityTolerance = 1e-9;
+// How far an LP value may be from an integer, or a row from its bound, and still count as on it.
+constexpr double kLpTolerance = 1e-7;
 
 int find_root(std::vector<int>& parent, int column) {
   while (parent[column] != column) {
@@ -23,11 +30,108 @@ double shifted(double bound, double constant) {
   return std::abs(bound) >= kInfiniteBound ? bound : bound - constant;
 }
 
+double objective_of(const MilpProblem& problem, const std::vector<double>& values) {
+  double objective = 0;
+  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
+    objective += problem.columns[column].objective * values[column];
+  }
+  return objective;
+}
+
+bool satisfies(const MilpProblem& problem, const std::vector<double>& values) {
+  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
+    const MilpProblem::Column& bounds = problem.columns[column];
+    if (values[column] < bounds.lower - kLpTolerance ||
+        values[column] > bounds.upper + kLpTolerance) {
+      return false;
+    }
+  }
+  for (const MilpProblem::Row& row : problem.rows) {
+    double activity = 0;
+    for (const auto& [column, coefficient] : row.terms) activity += coefficient * values[column];
+    if (activity < row.lower - kLpTolerance || activity > row.upper + kLpTolerance) return false;
+  }
+  return true;
+}
+
+// The bytes of a problem without its names: parts with equal keys are the same problem (a
+// model's repeated blocks, such as BERT's layers) and are solved once.
+std::string problem_key(const MilpProblem& problem) {
+  std::string key;
+  auto put = [&key](const auto& value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  put(problem.columns.size());
+  for (const MilpProblem::Column& column : problem.columns) {
+    put(column.lower);
+    put(column.upper);
+    put(column.objective);
+    put(column.integer);
+  }
+  for (const MilpProblem::Row& row : problem.rows) {
+    put(row.terms.size());
+    for (const auto& [column, coefficient] : row.terms) {
+      put(column);
+      put(coefficient);
+    }
+    put(row.lower);
+    put(row.upper);
+  }
+  return key;
+}
+
 }  // namespace
+
+std::optional<MilpSolution> solve_by_relaxation(const MilpProblem& problem,
+                                                const std::vector<double>& warm_start) {
+  LpRelaxation relaxation(problem);
+  if (!relaxation.solve()) {
+    if (!relaxation.proven_infeasible()) return std::nullopt;
+    MilpSolution infeasible;
+    infeasible.proven_infeasible = true;
+    infeasible.status = "infeasible (its LP relaxation is)";
+    return infeasible;
+  }
+  const double bound = relaxation.objective();
+  const double tolerance = kLpTolerance * std::max(1.0, std::abs(bound));
+  MilpSolution solution;
+  solution.values = relaxation.values();
+  bool integral = true;
+  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
+    if (!problem.columns[column].integer) continue;
+    const double rounded = std::round(solution.values[column]);
+    if (std::abs(solution.values[column] - rounded) > kLpTolerance) integral = false;
+    solution.values[column] = rounded;
+  }
+  // An integral LP optimum is the MILP's; so is a warm start whose cost the LP bound reaches.
+  if (!integral || !satisfies(problem, solution.values) ||
+      objective_of(problem, solution.values) > bound + tolerance) {
+    if (warm_start.empty() || !satisfies(problem, warm_start) ||
+        objective_of(problem, warm_start) > bound + tolerance) {
+      return std::nullopt;
+    }
+    solution.values = warm_start;
+  }
+  solution.has_solution = solution.proven_optimal = true;
+  solution.objective = objective_of(problem, solution.values);
+  solution.bound = std::min(bound, solution.objective);
+  solution.status = "optimal (LP relaxation)";
+  return solution;
+}
+
+std::string DecomposingSolver::name() const {
+  std::string name = inner_called_ ? inner_->name() : "";
+  if (lp_settled_) name += name.empty() ? "clp" : ", clp";
+  return name;
+}
 
 MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSettings& settings,
                                       const std::vector<double>& warm_start) {
   const auto start = std::chrono::steady_clock::now();
+  auto seconds_left = [&] {
+    return settings.time_limit_seconds -
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   const int columns = static_cast<int>(problem.columns.size());
   auto fixed = [&](int column) {
     return problem.columns[column].lower == problem.columns[column].upper;
@@ -59,17 +163,7 @@ MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSett
     parts[part_of[column]].push_back(column);
   }
   last_parts_ = parts.size();
-  if (parts.size() <= 1) return inner_->solve(problem, settings, warm_start);
-  // Small models are proved whole in hundredths of a second, faster than one solver call per
-  // part (each a process): split only what the first short attempt leaves open.
-  MilpSettings whole_settings = settings;
-  whole_settings.time_limit_seconds = std::min(settings.time_limit_seconds, whole_first_seconds_);
-  MilpSolution whole;
-  if (whole_settings.time_limit_seconds > 0.01) {
-    whole = inner_->solve(problem, whole_settings, warm_start);
-    if (whole.proven_optimal || whole.proven_infeasible) return whole;
-  }
-  const std::vector<double>& start_values = whole.has_solution ? whole.values : warm_start;
+  last_parts_by_lp_ = 0;
 
   // Each part's problem: its columns renumbered, its rows with the fixed columns' values moved
   // into the bounds. A row on fixed columns alone must already hold.
@@ -104,6 +198,72 @@ MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSett
     }
     subproblems[part].add_row(std::move(terms), lower, upper);
   }
+  std::vector<std::vector<double>> part_starts(parts.size());
+  if (!warm_start.empty()) {
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      for (int column : parts[p]) part_starts[p].push_back(warm_start[column]);
+    }
+  }
+
+  // A part equal to an earlier one takes that one's solution.
+  std::vector<std::size_t> same_as(parts.size());
+  std::unordered_map<std::string, std::size_t> first_with_key;
+  last_parts_repeated_ = 0;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    same_as[p] = first_with_key.try_emplace(problem_key(subproblems[p]), p).first->second;
+    last_parts_repeated_ += same_as[p] != p;
+  }
+
+  // Most parts of an extraction model are settled by their LP relaxation, solved here in
+  // microseconds: only the others go to the MILP solver.
+  std::vector<MilpSolution> solved(parts.size());
+  std::vector<std::size_t> open;
+  const bool time_for_lp = settle_by_lp_ && seconds_left() > kLeastUsefulSolverSeconds;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (same_as[p] != p) continue;
+    std::optional<MilpSolution> by_lp;
+    if (time_for_lp) by_lp = solve_by_relaxation(subproblems[p], part_starts[p]);
+    if (by_lp && by_lp->proven_infeasible) return *by_lp;
+    if (by_lp) {
+      solved[p] = std::move(*by_lp);
+      ++last_parts_by_lp_;
+      lp_settled_ = true;
+    } else {
+      open.push_back(p);
+    }
+  }
+
+  // The open parts go to the solver together (one process for all, with CBC), each alone.
+  std::vector<const MilpProblem*> open_problems;
+  std::vector<std::vector<double>> open_starts;
+  for (std::size_t p : open) {
+    open_problems.push_back(&subproblems[p]);
+    open_starts.push_back(part_starts[p]);
+  }
+  MilpSettings rest = settings;
+  rest.time_limit_seconds = seconds_left();
+  std::vector<MilpSolution> answers;
+  if (!open.empty()) {
+    answers = inner_->solve_each(open_problems, rest, open_starts);
+    inner_called_ = true;
+  }
+  for (std::size_t i = 0; i < open.size(); ++i) {
+    MilpSolution& part = answers[i];
+    if (part.proven_infeasible) {
+      MilpSolution infeasible;
+      infeasible.proven_infeasible = true;
+      infeasible.status = "infeasible";
+      return infeasible;
+    }
+    if (!part.has_solution && !part_starts[open[i]].empty()) {
+      part.values = part_starts[open[i]];
+      part.has_solution = true;
+    }
+    solved[open[i]] = std::move(part);
+  }
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (same_as[p] != p) solved[p] = solved[same_as[p]];
+  }
 
   combined.values.assign(columns, 0);
   for (int column = 0; column < columns; ++column) {
@@ -114,35 +274,12 @@ MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSett
   combined.bound = 0;
   std::size_t proven = 0, limited = 0;
   for (std::size_t p = 0; p < parts.size(); ++p) {
-    MilpSettings part_settings = settings;
-    part_settings.time_limit_seconds =
-        settings.time_limit_seconds -
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::vector<double> part_start;
-    if (!start_values.empty()) {
-      for (int column : parts[p]) part_start.push_back(start_values[column]);
-    }
-    MilpSolution part;
-    if (part_settings.time_limit_seconds > 0.01) {
-      part = inner_->solve(subproblems[p], part_settings, part_start);
-    } else {
-      part.status = "time limit";
-      part.stopped_on_limit = true;
-      part.bound = -INFINITY;
-    }
-    if (part.proven_infeasible) {
-      MilpSolution infeasible;
-      infeasible.proven_infeasible = true;
-      infeasible.status = "infeasible";
-      return infeasible;
-    }
-    const std::vector<double>* values = part.has_solution ? &part.values : nullptr;
-    if (values == nullptr && !part_start.empty()) values = &part_start;
-    if (values == nullptr) {
+    const MilpSolution& part = solved[p];
+    if (!part.has_solution) {
       combined.has_solution = false;
     } else {
       for (std::size_t i = 0; i < parts[p].size(); ++i) {
-        combined.values[parts[p][i]] = (*values)[i];
+        combined.values[parts[p][i]] = part.values[i];
       }
     }
     proven += part.proven_optimal;
@@ -155,18 +292,19 @@ MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSett
   }
   if (!combined.has_solution) combined.values.clear();
   combined.stopped_on_limit = limited > 0;
-  combined.objective = 0;
-  for (int column = 0; column < columns && combined.has_solution; ++column) {
-    combined.objective += problem.columns[column].objective * combined.values[column];
-  }
+  combined.objective = combined.has_solution ? objective_of(problem, combined.values) : 0;
   for (int column = 0; column < columns; ++column) {
     if (fixed(column))
       combined.bound += problem.columns[column].objective * problem.columns[column].lower;
   }
-  combined.status = combined.proven_optimal
-                        ? "optimal"
-                        : std::to_string(proven) + " of " + std::to_string(parts.size()) +
-                              " independent parts proven" + (limited > 0 ? " (time limit)" : "");
+  if (parts.size() == 1 && !combined.proven_optimal) {
+    combined.status = solved[0].status;
+  } else {
+    combined.status = combined.proven_optimal
+                          ? "optimal"
+                          : std::to_string(proven) + " of " + std::to_string(parts.size()) +
+                                " independent parts proven" + (limited > 0 ? " (time limit)" : "");
+  }
   return combined;
 }
 

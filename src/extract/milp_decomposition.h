@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,30 +9,46 @@
 
 namespace saturate::extract {
 
+// The MILP's optimum when its LP relaxation settles it, solved in process with Clp: an integral
+// LP optimum, or a warm start whose objective the LP bound reaches. Infeasible when the LP is;
+// nullopt when the relaxation leaves the question open.
+std::optional<MilpSolution> solve_by_relaxation(const MilpProblem& problem,
+                                                const std::vector<double>& warm_start);
+
 // Solves a MILP as independent parts: columns fixed by their bounds are substituted, and the
 // rest is split into connected components (columns linked by a row they share). Extraction
 // models fall apart this way once the mandatory classes are fixed: Inception-v3's e-graph at
 // k_multi 1 is 71 independent problems, one per block, and branch and bound over their product
-// wastes its time where each part alone is proved at once. The whole problem gets a short first
-// attempt (small models are proved at once, faster than a solver call per part); then each
-// part goes to `inner` in turn,
-// with the time left; the parts' objectives and bounds add up, and a part left without a
+// wastes its time where each part alone is proved at once.
+// Parts that are the same problem (repeated blocks) are solved once. Each part's LP relaxation
+// is solved first, in process: most parts are settled there (solve_by_relaxation). The parts
+// left open go to `inner` in one solve_each() call (CBC: one child process), one after another
+// with the time left. The parts' objectives and bounds add up, and a part left without a
 // solution takes the warm start's values (feasible, since the parts are independent).
 class DecomposingSolver : public MilpSolver {
  public:
-  // `whole_first_seconds`: the first attempt at the whole problem (0: split at once).
-  explicit DecomposingSolver(std::unique_ptr<MilpSolver> inner, double whole_first_seconds = 0.25)
-      : inner_(std::move(inner)), whole_first_seconds_(whole_first_seconds) {}
-  std::string name() const override { return inner_->name(); }
+  // `settle_by_lp` false: every part goes to `inner` (tests of the MILP back ends use it).
+  explicit DecomposingSolver(std::unique_ptr<MilpSolver> inner, bool settle_by_lp = true)
+      : inner_(std::move(inner)), settle_by_lp_(settle_by_lp) {}
+  // What ran: the inner solver's name once it was called, and "clp" when an LP settled a part
+  // (e.g. "cbc, clp"; "clp" alone when no part needed the MILP solver).
+  std::string name() const override;
   MilpSolution solve(const MilpProblem& problem, const MilpSettings& settings,
                      const std::vector<double>& warm_start) override;
-  // Independent parts in the last problem solved (1 when it did not split).
+  // Independent parts in the last problem solved, and how many of them the LP relaxation settled.
   std::size_t last_parts() const { return last_parts_; }
+  std::size_t last_parts_by_lp() const { return last_parts_by_lp_; }
+  // Parts that were the same problem as an earlier part (a model's repeated blocks), and took
+  // its solution.
+  std::size_t last_parts_repeated() const { return last_parts_repeated_; }
 
  private:
   std::unique_ptr<MilpSolver> inner_;
-  double whole_first_seconds_;
+  bool settle_by_lp_;
   std::size_t last_parts_ = 0;
+  std::size_t last_parts_by_lp_ = 0;
+  std::size_t last_parts_repeated_ = 0;
+  bool inner_called_ = false, lp_settled_ = false;
 };
 
 }  // namespace saturate::extract

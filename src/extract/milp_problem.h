@@ -1,5 +1,6 @@
 #pragma once
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,5 +57,17 @@ struct MilpSolution {
   bool stopped_on_limit = false;
   std::string status;  // in words
 };
+
+// Less time than this is not worth a solver call.
+inline constexpr double kLeastUsefulSolverSeconds = 0.01;
+
+// The answer for a problem reached with no time left: no values, no bound.
+inline MilpSolution out_of_time() {
+  MilpSolution solution;
+  solution.status = "time limit";
+  solution.stopped_on_limit = true;
+  solution.bound = -std::numeric_limits<double>::infinity();
+  return solution;
+}
 
 }  // namespace saturate::extract

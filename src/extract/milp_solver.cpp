@@ -12,12 +12,21 @@
 namespace saturate::extract {
 namespace {
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 class CbcSolver : public MilpSolver {
  public:
   std::string name() const override { return "cbc"; }
   MilpSolution solve(const MilpProblem& problem, const MilpSettings& settings,
                      const std::vector<double>& warm_start) override {
     return solve_with_cbc(problem, settings, warm_start);
+  }
+  std::vector<MilpSolution> solve_each(
+      const std::vector<const MilpProblem*>& problems, const MilpSettings& settings,
+      const std::vector<std::vector<double>>& warm_starts) override {
+    return solve_each_with_cbc(problems, settings, warm_starts);
   }
 };
 
@@ -33,32 +42,49 @@ class PortfolioSolver : public MilpSolver {
 
   MilpSolution solve(const MilpProblem& problem, const MilpSettings& settings,
                      const std::vector<double>& warm_start) override {
+    return solve_each({&problem}, settings, {warm_start}).front();
+  }
+
+  std::vector<MilpSolution> solve_each(
+      const std::vector<const MilpProblem*>& problems, const MilpSettings& settings,
+      const std::vector<std::vector<double>>& warm_starts) override {
+    if (problems.empty()) return {};
     const auto start = std::chrono::steady_clock::now();
     MilpSettings first = settings;
     first.time_limit_seconds = std::min(settings.time_limit_seconds, kCbcFirstSeconds);
-    MilpSolution solution = cbc_.solve(problem, first, warm_start);
+    std::vector<MilpSolution> solutions = cbc_.solve_each(problems, first, warm_starts);
     note("cbc");
-    const double left =
-        settings.time_limit_seconds -
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (solution.proven_optimal || solution.proven_infeasible || left <= 0.01) return solution;
+    // The problems CBC left open go to HiGHS, from CBC's incumbent where it has one.
+    std::vector<std::size_t> open;
+    std::vector<const MilpProblem*> open_problems;
+    std::vector<std::vector<double>> open_starts;
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      if (solutions[i].proven_optimal || solutions[i].proven_infeasible) continue;
+      open.push_back(i);
+      open_problems.push_back(problems[i]);
+      open_starts.push_back(solutions[i].has_solution ? solutions[i].values : warm_starts[i]);
+    }
+    MilpSettings rest = settings;
+    rest.time_limit_seconds = settings.time_limit_seconds - seconds_since(start);
+    if (open.empty() || rest.time_limit_seconds <= kLeastUsefulSolverSeconds) return solutions;
 
     MilpSolver* second = highs();
-    MilpSettings rest = settings;
-    rest.time_limit_seconds = left;
-    MilpSolution next =
-        second->solve(problem, rest, solution.has_solution ? solution.values : warm_start);
+    std::vector<MilpSolution> next = second->solve_each(open_problems, rest, open_starts);
     note(second->name());
-    if (!next.has_solution && solution.has_solution) {
-      next.has_solution = true;  // keep CBC's incumbent
-      next.values = std::move(solution.values);
-      next.objective = solution.objective;
+    for (std::size_t j = 0; j < open.size(); ++j) {
+      MilpSolution& cbc = solutions[open[j]];
+      if (!next[j].has_solution && cbc.has_solution) {
+        next[j].has_solution = true;  // keep CBC's incumbent
+        next[j].values = std::move(cbc.values);
+        next[j].objective = cbc.objective;
+      }
+      // CBC's bound counts only from a run that stopped on its limit (a crashed child has none).
+      if (cbc.stopped_on_limit && std::isfinite(cbc.bound)) {
+        next[j].bound = std::max(next[j].bound, cbc.bound);
+      }
+      cbc = std::move(next[j]);
     }
-    // CBC's bound counts only from a run that stopped on its limit (a crashed child has none).
-    if (solution.stopped_on_limit && std::isfinite(solution.bound)) {
-      next.bound = std::max(next.bound, solution.bound);
-    }
-    return next;
+    return solutions;
   }
 
  private:
@@ -86,6 +112,21 @@ class PortfolioSolver : public MilpSolver {
 };
 
 }  // namespace
+
+std::vector<MilpSolution> MilpSolver::solve_each(
+    const std::vector<const MilpProblem*>& problems, const MilpSettings& settings,
+    const std::vector<std::vector<double>>& warm_starts) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<MilpSolution> solutions;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    MilpSettings own = settings;
+    own.time_limit_seconds = settings.time_limit_seconds - seconds_since(start);
+    solutions.push_back(own.time_limit_seconds > kLeastUsefulSolverSeconds
+                            ? solve(*problems[i], own, warm_starts[i])
+                            : out_of_time());
+  }
+  return solutions;
+}
 
 std::unique_ptr<MilpSolver> make_milp_solver(std::string_view name) {
   if (name == "cbc") return std::make_unique<CbcSolver>();

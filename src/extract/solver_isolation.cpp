@@ -100,19 +100,30 @@ MilpSolution failed(const std::string& why) {
 }  // namespace
 
 MilpSolution solve_isolated(const std::function<MilpSolution()>& solve) {
+  return solve_each_isolated(1, [&](std::size_t) { return solve(); }).front();
+}
+
+std::vector<MilpSolution> solve_each_isolated(
+    std::size_t count, const std::function<MilpSolution(std::size_t)>& solve) {
+  auto solve_here = [&] {  // no pipe or no process: solve here rather than not at all
+    std::vector<MilpSolution> solutions;
+    for (std::size_t i = 0; i < count; ++i) solutions.push_back(solve(i));
+    return solutions;
+  };
+  if (count == 0) return {};
   int fds[2];
-  if (::pipe(fds) != 0) return solve();  // no pipe: solve here rather than not at all
+  if (::pipe(fds) != 0) return solve_here();
   pid_t child = ::fork();
   if (child < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return solve();
+    return solve_here();
   }
   if (child == 0) {
     ::close(fds[0]);
     int code = 0;
     try {
-      send(fds[1], solve());
+      for (std::size_t i = 0; i < count; ++i) send(fds[1], solve(i));
     } catch (...) {
       code = 3;
     }
@@ -120,20 +131,27 @@ MilpSolution solve_isolated(const std::function<MilpSolution()>& solve) {
     ::_exit(code);  // no destructors, no leak report: the parent owns everything
   }
   ::close(fds[1]);
+  std::vector<MilpSolution> solutions;
   MilpSolution solution;
-  bool received = receive(fds[0], solution);
+  while (solutions.size() < count && receive(fds[0], solution)) {
+    solutions.push_back(std::move(solution));
+    solution = MilpSolution{};
+  }
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  std::string why;
   if (WIFSIGNALED(status)) {
-    return failed("CBC crashed (" + std::string(strsignal(WTERMSIG(status))) +
-                  "); kept the best solution found before it");
+    why = "CBC crashed (" + std::string(strsignal(WTERMSIG(status))) +
+          "); kept the best solution found before it";
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    why = "CBC failed without a solution";
+  } else {
+    why = "CBC's child process ended without a solution";
   }
-  if (!received || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return failed("CBC failed without a solution");
-  }
-  return solution;
+  while (solutions.size() < count) solutions.push_back(failed(why));
+  return solutions;
 }
 
 }  // namespace saturate::extract

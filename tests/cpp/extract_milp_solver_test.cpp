@@ -7,6 +7,7 @@
 
 #include "extract/milp_decomposition.h"
 #include "extract/milp_solver.h"
+#include "extract/solver_isolation.h"
 #include "support/error.h"
 
 using namespace saturate;
@@ -141,7 +142,7 @@ TEST(MilpSolver, DecompositionSolvesIndependentPartsApart) {
   problem.add_row({{0, 1}, {3, 1}, {fixed, 1}}, -1e30, 3);  // x0 + x3 <= 2: links nothing free
   problem.add_row({{fixed, 1}}, 1, 1);                      // holds on its own
 
-  DecomposingSolver solver(make_milp_solver("cbc"), /*whole_first_seconds=*/0);
+  DecomposingSolver solver(make_milp_solver("cbc"));
   MilpSettings settings;
   settings.time_limit_seconds = 20;
   MilpSolution solution = solver.solve(problem, settings, {});
@@ -171,36 +172,141 @@ TEST(MilpSolver, DecompositionSolvesIndependentPartsApart) {
   EXPECT_TRUE(solver.solve(problem, MilpSettings{}, {}).proven_infeasible);
 }
 
-// Counts the problems it is given and their columns, then lets CBC solve them.
+// Counts the problems it is given, their columns and the solve_each() calls, then lets CBC
+// solve them.
 class CountingSolver : public MilpSolver {
  public:
-  explicit CountingSolver(std::vector<std::size_t>* sizes) : sizes_(sizes) {}
+  CountingSolver(std::vector<std::size_t>* sizes, int* batches)
+      : sizes_(sizes), batches_(batches) {}
   std::string name() const override { return "counting"; }
   MilpSolution solve(const MilpProblem& problem, const MilpSettings& settings,
                      const std::vector<double>& warm_start) override {
     sizes_->push_back(problem.columns.size());
     return cbc_->solve(problem, settings, warm_start);
   }
+  std::vector<MilpSolution> solve_each(
+      const std::vector<const MilpProblem*>& problems, const MilpSettings& settings,
+      const std::vector<std::vector<double>>& warm_starts) override {
+    ++*batches_;
+    return MilpSolver::solve_each(problems, settings, warm_starts);
+  }
 
  private:
   std::vector<std::size_t>* sizes_;
+  int* batches_;
   std::unique_ptr<MilpSolver> cbc_ = make_milp_solver("cbc");
 };
 
-TEST(MilpSolver, DecompositionTriesTheWholeProblemFirst) {
-  MilpProblem problem = knapsack();
-  const int other = problem.add_column({0, 1, -1, true, "other"});
-  problem.add_row({{other, 1}}, -1e30, 1);  // a second part, independent of the knapsack
-  std::vector<std::size_t> sizes;
-  DecomposingSolver solver(std::make_unique<CountingSolver>(&sizes));
-  const MilpSolution solution = solver.solve(problem, MilpSettings{}, {});
-  EXPECT_EQ(solver.last_parts(), 2u);
-  EXPECT_TRUE(solution.proven_optimal);
-  EXPECT_NEAR(solution.objective, -10, 1e-9);
-  EXPECT_EQ(sizes, (std::vector<std::size_t>{4}));  // proved whole: no call per part
+// `part` appended to `problem`, its columns renumbered after those already there.
+void append(MilpProblem& problem, const MilpProblem& part) {
+  const int offset = static_cast<int>(problem.columns.size());
+  for (auto column : part.columns) problem.add_column(column);
+  for (const auto& row : part.rows) {
+    std::vector<std::pair<int, double>> terms;
+    for (const auto& [column, coefficient] : row.terms)
+      terms.emplace_back(column + offset, coefficient);
+    problem.add_row(std::move(terms), row.lower, row.upper);
+  }
+}
 
+// A part whose LP is integral is settled in process; the two fractional knapsacks go to the
+// solver in one solve_each() call, each alone.
+TEST(MilpSolver, DecompositionSettlesPartsByTheirLpAndBatchesTheRest) {
+  MilpProblem problem;
+  append(problem, knapsack());
+  const int other = problem.add_column({0, 1, -1, true, "other"});
+  problem.add_row({{other, 1}}, -1e30, 1);  // LP optimum other = 1: integral
+  MilpProblem cheaper = knapsack();         // another problem with the same solution, -9 - 9
+  for (auto& column : cheaper.columns) column.objective *= 2;
+  append(problem, cheaper);
+  std::vector<std::size_t> sizes;
+  int batches = 0;
+  DecomposingSolver solver(std::make_unique<CountingSolver>(&sizes, &batches));
+  const MilpSolution solution = solver.solve(problem, MilpSettings{}, {});
+  EXPECT_EQ(solver.last_parts(), 3u);
+  EXPECT_EQ(solver.last_parts_by_lp(), 1u);
+  ASSERT_TRUE(solution.proven_optimal) << solution.status;
+  EXPECT_NEAR(solution.objective, -28, 1e-9);
+  EXPECT_NEAR(solution.bound, -28, 1e-6);
+  EXPECT_DOUBLE_EQ(solution.values[other], 1);
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{3, 3}));
+  EXPECT_EQ(batches, 1);
+
+  // Only integral parts: the solver is never called.
+  MilpProblem easy;
+  easy.add_column({0, 1, -1, true, "a"});
+  easy.add_column({0, 1, 2, true, "b"});
+  easy.add_row({{0, 1}}, -1e30, 1);
+  easy.add_row({{1, 1}}, -1e30, 1);
   sizes.clear();
-  DecomposingSolver split_at_once(std::make_unique<CountingSolver>(&sizes), 0);
-  EXPECT_NEAR(split_at_once.solve(problem, MilpSettings{}, {}).objective, -10, 1e-9);
-  EXPECT_EQ(sizes, (std::vector<std::size_t>{3, 1}));  // one call per part
+  batches = 0;
+  const MilpSolution settled = solver.solve(easy, MilpSettings{}, {});
+  EXPECT_TRUE(settled.proven_optimal);
+  EXPECT_NEAR(settled.objective, -1, 1e-9);
+  EXPECT_EQ(solver.last_parts_by_lp(), 2u);
+  EXPECT_TRUE(sizes.empty());
+  EXPECT_EQ(batches, 0);
+}
+
+// Repeated blocks: a part equal to an earlier one (names aside) is solved once.
+TEST(MilpSolver, DecompositionSolvesEqualPartsOnce) {
+  MilpProblem problem;
+  for (int copy = 0; copy < 3; ++copy) {
+    MilpProblem part = knapsack();
+    for (auto& column : part.columns) column.name += "_copy" + std::to_string(copy);
+    append(problem, part);
+  }
+  std::vector<std::size_t> sizes;
+  int batches = 0;
+  DecomposingSolver solver(std::make_unique<CountingSolver>(&sizes, &batches));
+  const MilpSolution solution = solver.solve(problem, MilpSettings{}, {});
+  EXPECT_EQ(solver.last_parts(), 3u);
+  EXPECT_EQ(solver.last_parts_repeated(), 2u);
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{3}));
+  ASSERT_TRUE(solution.proven_optimal) << solution.status;
+  EXPECT_NEAR(solution.objective, -27, 1e-9);
+  EXPECT_NEAR(solution.bound, -27, 1e-6);
+  EXPECT_EQ(solution.values, (std::vector<double>{1, 1, 0, 1, 1, 0, 1, 1, 0}));
+}
+
+TEST(MilpSolver, RelaxationSettlesOnlyWhatItProves) {
+  // Fractional LP (-10.67 < -9), no warm start: open.
+  EXPECT_FALSE(solve_by_relaxation(knapsack(), {}).has_value());
+  // A warm start worse than the LP bound proves nothing either.
+  EXPECT_FALSE(solve_by_relaxation(knapsack(), {1, 1, 0}).has_value());
+  // An infeasible warm start is never taken, though it is below the bound (-12).
+  EXPECT_FALSE(solve_by_relaxation(knapsack(), {1, 1, 1}).has_value());
+  // LP bound 1, reached by an integral point: proved (by the LP's vertex or the warm start).
+  MilpProblem tie;
+  tie.add_column({0, 1, 1, true, "x"});
+  tie.add_column({0, 1, 1, true, "y"});
+  tie.add_row({{0, 1}, {1, 1}}, 1, 1e30);  // x + y >= 1
+  const auto proved = solve_by_relaxation(tie, {0, 1});
+  ASSERT_TRUE(proved.has_value());
+  EXPECT_TRUE(proved->proven_optimal);
+  EXPECT_NEAR(proved->objective, 1, 1e-9);
+  // An infeasible LP proves the MILP infeasible.
+  const auto none = solve_by_relaxation(infeasible(), {});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->proven_infeasible);
+}
+
+// Many problems in one child process: a crash loses the problems from the failing one on,
+// never the ones solved before it, and never the caller.
+TEST(MilpSolver, IsolatedBatchKeepsSolutionsBeforeACrash) {
+  const std::vector<MilpSolution> solutions = solve_each_isolated(3, [](std::size_t i) {
+    if (i == 1) std::abort();
+    MilpSolution solution;
+    solution.has_solution = true;
+    solution.values = {static_cast<double>(i)};
+    solution.status = "fine";
+    return solution;
+  });
+  ASSERT_EQ(solutions.size(), 3u);
+  EXPECT_TRUE(solutions[0].has_solution);
+  EXPECT_EQ(solutions[0].status, "fine");
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_FALSE(solutions[i].has_solution);
+    EXPECT_NE(solutions[i].status.find("CBC"), std::string::npos) << solutions[i].status;
+  }
 }
