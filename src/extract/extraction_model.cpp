@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "extract/exclusive_parents.h"
+
 namespace saturate::extract {
 
 ExtractionModel::ExtractionModel(const ExtractionGraph& graph, const ReducedProblem& problem,
@@ -87,6 +89,13 @@ ExtractionModel::ExtractionModel(const ExtractionGraph& graph, const ReducedProb
       milp_.add_row(std::move(terms), -1e30, 0);
     }
   }
+  for (const ExclusiveParents& row : extract::exclusive_parent_rows(graph, problem)) {
+    std::vector<std::pair<int, double>> terms;
+    for (NodeIndex p : row.users) terms.emplace_back(node_column_[p], 1.0);
+    terms.emplace_back(class_column_[row.eclass], -1.0);
+    milp_.add_row(std::move(terms), -1e30, 0);
+    ++exclusive_parent_rows_;
+  }
   for (ClassIndex root : problem.roots) {
     if (class_column_[root] != kNoColumn) milp_.columns[class_column_[root]].lower = 1;
   }
@@ -133,7 +142,30 @@ std::vector<double> ExtractionModel::assignment(const std::vector<NodeIndex>& ch
     const NodeIndex node = problem_.representative(choice[c], graph_);
     if (node == kNoNode || node_column_[node] == kNoColumn) return {};
     mapped[c] = node;
-    values[node_column_[node]] = 1;
+  }
+  // Only what the roots reach: the exclusive-parent rows hold for minimal extractions alone.
+  std::vector<bool> reached(graph_.class_count(), false);
+  std::vector<ClassIndex> queue;
+  for (ClassIndex root : problem_.roots) {
+    if (mapped[root] != kNoNode && !reached[root]) {
+      reached[root] = true;
+      queue.push_back(root);
+    }
+  }
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    for (ClassIndex d : problem_.child_classes[mapped[queue[i]]]) {
+      if (mapped[d] != kNoNode && !reached[d]) {
+        reached[d] = true;
+        queue.push_back(d);
+      }
+    }
+  }
+  for (ClassIndex c = 0; c < graph_.class_count(); ++c) {
+    if (!reached[c]) {
+      mapped[c] = kNoNode;
+      continue;
+    }
+    values[node_column_[mapped[c]]] = 1;
     values[class_column_[c]] = 1;
   }
   // Order variables from a post-order of the mapped choice (children first).

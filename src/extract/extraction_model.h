@@ -45,6 +45,8 @@ class ExtractionModel {
   std::vector<ClassCycle> short_cycles(std::size_t max_length, std::size_t max_cycles) const;
   // Whether some class with a variable can be on a cycle (only then are cycle cuts needed).
   bool has_cycles() const;
+  // Rows from exclusive_parents.h in the model.
+  std::size_t exclusive_parent_rows() const { return exclusive_parent_rows_; }
 
  private:
   static constexpr int kNoColumn = -1;
@@ -58,6 +60,7 @@ class ExtractionModel {
   std::vector<int> class_column_;  // per class: a_c, or the single candidate's x
   std::vector<int> order_column_;  // per class on a cycle, with order constraints
   bool integer_order_ = false;
+  std::size_t exclusive_parent_rows_ = 0;
 };
 
 }  // namespace saturate::extract

@@ -168,6 +168,8 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   ExtractionModel model(graph, problem, options.cycles);
   statistics.emplace_back("ilp columns", static_cast<double>(model.milp().columns.size()));
   statistics.emplace_back("ilp rows", static_cast<double>(model.milp().rows.size()));
+  statistics.emplace_back("exclusive parent rows",
+                          static_cast<double>(model.exclusive_parent_rows()));
   statistics.emplace_back("ilp nonzeros", static_cast<double>(model.milp().nonzeros()));
   std::vector<double> warm_start;
   if (have_start) warm_start = model.assignment(best.choice);

@@ -10,6 +10,7 @@
 
 #include "extract/bottom_up_extractor.h"
 #include "extract/cbc_solver.h"
+#include "extract/exclusive_parents.h"
 #include "extract/extractor.h"
 #include "extract/greedy_dag_extractor.h"
 #include "extract/ilp_extractor.h"
@@ -332,7 +333,7 @@ TEST(Extractors, IlpMatchesBruteForceOnRandomGraphs) {
       {CycleHandling::lazy, true, true},       {CycleHandling::lazy, true, true, false},
       {CycleHandling::lazy, false, true},      {CycleHandling::lazy, true, false},
       {CycleHandling::real_order, true, true}, {CycleHandling::integer_order, false, false, false}};
-  int feasible = 0, reached_milp = 0;
+  int feasible = 0, reached_milp = 0, with_exclusive_rows = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const ExtractionGraph graph = random_graph(random);
     const double optimum = brute_force_optimum(graph);
@@ -362,10 +363,14 @@ TEST(Extractors, IlpMatchesBruteForceOnRandomGraphs) {
       EXPECT_TRUE(ilp.proven_optimal) << ilp.status;
       EXPECT_LE(ilp.lower_bound, ilp.dag_cost + 1e-9);
       reached_milp += ilp.solver.rfind("cbc", 0) == 0;
+      for (const auto& [name, value] : ilp.statistics) {
+        with_exclusive_rows += name == "exclusive parent rows" && value > 0;
+      }
     }
   }
   EXPECT_GT(feasible, 100);     // the generator must produce enough feasible cases to mean anything
   EXPECT_GT(reached_milp, 50);  // and enough that the LP relaxation leaves to the MILP solver
+  EXPECT_GT(with_exclusive_rows, 50);  // and enough with exclusive-parent rows to check them
 }
 
 // The same check through HiGHS, on fewer graphs (each extraction starts the Python helper).
@@ -427,4 +432,57 @@ TEST(Extractors, LpPaysInFullForAClassEveryRouteNeeds) {
   ASSERT_TRUE(relaxation.solve());
   EXPECT_NEAR(relaxation.objective(), 8, 1e-9);
   EXPECT_DOUBLE_EQ(IlpExtractor().extract(graph, ilp_options()).dag_cost, 8);
+}
+
+// Root R takes route A (X, then the expensive D) or route B (Y, which reaches D too or takes a
+// leaf costing 20). Both routes cost 12 whole; the LP takes each half and pays D half (7), since
+// each route alone asks only D >= 1/2. x1 and y1 sit under different candidates of R, so no
+// minimal extraction uses both: the exclusive-parent row x1 + y1 <= a_D makes the LP pay D
+// whole, and its bound is the optimum.
+TEST(Extractors, ExclusiveParentRowsMakeAlternativeRoutesPayTheirSharedClassWhole) {
+  const ExtractionGraph graph = make_graph({{"R", "rA", {"X"}, 1},
+                                            {"R", "rB", {"Y"}, 1},
+                                            {"X", "x1", {"D"}, 1},
+                                            {"Y", "y1", {"D"}, 1},
+                                            {"Y", "y2", {}, 20},
+                                            {"D", "d", {}, 10}},
+                                           {"R"});
+  const ReducedProblem problem = reduce_problem(graph, ReductionOptions{});
+  const std::vector<ExclusiveParents> rows = exclusive_parent_rows(graph, problem);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(graph.class_nodes[rows[0].eclass], std::vector<NodeIndex>{node_named(graph, "d")});
+  std::vector<NodeIndex> users = {node_named(graph, "x1"), node_named(graph, "y1")};
+  std::sort(users.begin(), users.end());
+  EXPECT_EQ(rows[0].users, users);
+
+  LpRelaxation relaxation(build_extraction_milp(graph, problem, CycleHandling::none));
+  ASSERT_TRUE(relaxation.solve());
+  EXPECT_NEAR(relaxation.objective(), 12, 1e-9);
+  // Without the row (the model's last) the LP bound is 7.
+  MilpProblem weaker = build_extraction_milp(graph, problem, CycleHandling::none);
+  ASSERT_EQ(weaker.rows.back().terms.size(), 3u);  // x1 + y1 - x_d
+  weaker.rows.pop_back();
+  LpRelaxation weak(weaker);
+  ASSERT_TRUE(weak.solve());
+  EXPECT_NEAR(weak.objective(), 7, 1e-9);
+
+  const ExtractionResult ilp = IlpExtractor().extract(graph, ilp_options());
+  EXPECT_DOUBLE_EQ(ilp.dag_cost, 12);
+  EXPECT_TRUE(ilp.proven_optimal);
+  EXPECT_EQ(ilp.solver, "clp");  // settled by the LP relaxation
+}
+
+// Parents under one route are not exclusive: X reaches D directly and through Z, both of which
+// one extraction may use together. No row may claim otherwise.
+TEST(Extractors, ExclusiveParentRowsLeaveParentsOfOneRouteAlone) {
+  const ExtractionGraph graph = make_graph({{"R", "r", {"X"}, 1},
+                                            {"X", "x1", {"D", "Z"}, 1},
+                                            {"X", "x2", {}, 30},
+                                            {"Z", "z1", {"D"}, 1},
+                                            {"Z", "z2", {}, 5},
+                                            {"D", "d", {}, 10}},
+                                           {"R"});
+  const ReducedProblem problem = reduce_problem(graph, ReductionOptions{});
+  EXPECT_TRUE(exclusive_parent_rows(graph, problem).empty());
+  EXPECT_DOUBLE_EQ(IlpExtractor().extract(graph, ilp_options()).dag_cost, 13);  // r x1 z1 d
 }
