@@ -56,6 +56,7 @@ void run_optimize(const OptimizeCommandOptions& given) {
   settings.node_limit = options.node_limit;
   settings.iteration_limit = options.iteration_limit;
   settings.multi_pattern_iterations = options.k_multi;
+  settings.multi_pattern_same_class = options.multi_same_class;
   settings.time_limit_seconds = options.time_limit;
   settings.cycle_filter = options.cycle_filter == "vanilla" ? eqsat::CycleFilterMode::Vanilla
                                                             : eqsat::CycleFilterMode::Efficient;
@@ -121,6 +122,7 @@ void run_optimize(const OptimizeCommandOptions& given) {
       {"node_limit", settings.node_limit},
       {"iteration_limit", settings.iteration_limit},
       {"k_multi", settings.multi_pattern_iterations},
+      {"multi_same_class", settings.multi_pattern_same_class},
       {"verified", nullptr},
       {"max_abs_error", nullptr}};
   nlohmann::json rule_list = nlohmann::json::array();
@@ -259,6 +261,9 @@ void register_optimize_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--k-multi", options->k_multi, "Iterations in which multi-pattern rules run")
       ->capture_default_str();
+  command->add_flag("--multi-same-class", options->multi_same_class,
+                    "Also apply multi-pattern matches whose patterns match one e-class (TENSAT's "
+                    "Algorithm 1 as written; by default an operator is never merged with itself)");
   command->add_option("--time-limit", options->time_limit, "Exploration time limit (s)")
       ->capture_default_str();
   command->add_option("--cycle-filter", options->cycle_filter, "Cycle filtering")

@@ -30,6 +30,7 @@ struct OptimizeCommandOptions {
   size_t node_limit = 50'000;
   size_t iteration_limit = 15;
   size_t k_multi = 1;
+  bool multi_same_class = false;
   double time_limit = 3600;
   std::string cycle_filter = "efficient";
   std::string extractor = "ilp";

@@ -39,4 +39,14 @@ struct Match {
   EClassId root() const { return roots[0]; }
 };
 
+// Whether the match's patterns matched pairwise different classes.
+inline bool roots_distinct(const Match& match) {
+  for (std::size_t i = 0; i < match.roots.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (match.roots[i] == match.roots[j]) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace saturate::egraph

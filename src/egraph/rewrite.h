@@ -105,6 +105,13 @@ class Rewrite {
     condition_ = std::move(condition);
     return std::move(*this);
   }
+  // A multi-pattern rewrite whose patterns must match different classes (a tensor merge of an
+  // operator with itself computes one tensor twice). Default: any combination, as in egg.
+  Rewrite& with_distinct_roots() & {
+    distinct_roots_ = true;
+    return *this;
+  }
+  bool requires_distinct_roots() const { return distinct_roots_; }
 
   const std::string& name() const { return name_; }
   const std::vector<Pattern<Op>>& searchers() const { return searchers_; }
@@ -140,7 +147,9 @@ class Rewrite {
         }
       }
     }
-    return join_matches(per_pattern, limit);
+    matches = join_matches(per_pattern, limit);
+    if (distinct_roots_) std::erase_if(matches, [](const Match& m) { return !roots_distinct(m); });
+    return matches;
   }
 
   // Applies one match if the condition allows; returns how many merges changed the e-graph.
@@ -198,6 +207,7 @@ class Rewrite {
   SearchFunction search_function_;
   ApplyFunction apply_function_;
   Condition condition_;
+  bool distinct_roots_ = false;
 };
 
 }  // namespace saturate::egraph

@@ -45,6 +45,7 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   auto explore_start = std::chrono::steady_clock::now();
   CycleFilter filter(options.cycle_filter);
   RuleCompiler compiler(&filter);
+  compiler.allow_same_class_multi_matches(options.multi_pattern_same_class);
   std::vector<TensorRewrite> rewrites = compiler.compile(rules);
   std::vector<ExtraRules> extras;
   for (const ExtraRuleSource& source : options.extra_rules) {

@@ -30,13 +30,15 @@ struct OptimizeOptions {
   size_t node_limit = 50'000;
   size_t iteration_limit = 15;
   size_t multi_pattern_iterations = 1;  // k_multi
-  double time_limit_seconds = 3600;     // exploration
+  // Multi-pattern matches whose patterns land on one class too (RuleCompiler).
+  bool multi_pattern_same_class = false;
+  double time_limit_seconds = 3600;  // exploration
   CycleFilterMode cycle_filter = CycleFilterMode::Efficient;
   std::string extractor = "ilp";  // see extract::make_extractor
   extract::CycleHandling ilp_cycles = extract::CycleHandling::none;
   double ilp_time_limit_seconds = 600;
   std::string ilp_solver = "auto";  // extract::make_milp_solver: auto, highs, cbc
-  bool backoff_scheduler = false;  // TENSAT applies every match (egg's SimpleScheduler)
+  bool backoff_scheduler = false;   // TENSAT applies every match (egg's SimpleScheduler)
   // When set, the explored e-graph is written there as egraph-serialize JSON (with costs and the
   // filter list) before extraction, for other extractors and extraction-gym.
   std::string egraph_json_path;

@@ -320,6 +320,7 @@ std::vector<TensorRewrite> RuleCompiler::compile(const RuleSet& rules) {
       return changed;
     };
     rewrites.emplace_back(name, std::move(searchers), std::move(apply));
+    if (parts.size() > 1 && !allow_same_class_) rewrites.back().with_distinct_roots();
   };
   for (const RewriteRule& rule : rules.rules) add(rule.name, {rule});
   for (const MultiPatternRule& rule : rules.multi_rules) add(rule.name, rule.parts);

@@ -24,15 +24,6 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-bool roots_distinct(const egraph::Match& match) {
-  for (size_t i = 0; i < match.roots.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (match.roots[i] == match.roots[j]) return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 MatchApplier::MatchApplier(const ir::Graph& graph,
@@ -54,7 +45,7 @@ MatchApplier::MatchApplier(const ir::Graph& graph,
   egraph::PatternSearchCache<eqsat::TensorEGraph> cache(base_);
   for (size_t rule = 0; rule < rewrites_.size(); ++rule) {
     for (egraph::Match& match : rewrites_[rule].search(cache, egraph::kNoLimit)) {
-      if (roots_distinct(match)) matches_.push_back(RuleMatch{rule, std::move(match)});
+      if (egraph::roots_distinct(match)) matches_.push_back(RuleMatch{rule, std::move(match)});
     }
   }
   work_ = base_;

@@ -157,6 +157,23 @@ TEST(MultiPattern, MatchesEveryCompatiblePair) {
   EXPECT_EQ(rule.search(egraph, 4).size(), 4u);
 }
 
+TEST(MultiPattern, DistinctRootsDropsMatchesOfOneClassTwice) {
+  Graph egraph;
+  add(egraph, "(matmul x w1)");
+  add(egraph, "(matmul x w2)");
+  add(egraph, "(matmul x w3)");
+  add(egraph, "(matmul y w4)");
+  egraph.rebuild();
+  Rw rule = Rw::parse_multi(
+      "merge-matmul", {"(matmul ?x ?a)", "(matmul ?x ?b)"},
+      {"(split0 (matmul ?x (concat ?a ?b)))", "(split1 (matmul ?x (concat ?a ?b)))"});
+  rule.with_distinct_roots();
+  EXPECT_TRUE(rule.requires_distinct_roots());
+  const std::vector<Match> matches = rule.search(egraph);
+  EXPECT_EQ(matches.size(), 3u * 2u);  // ordered pairs of different matmuls on x; none on y
+  for (const Match& match : matches) EXPECT_NE(match.roots[0], match.roots[1]);
+}
+
 TEST(MultiPattern, PatternsWithoutSharedVariablesFormTheProduct) {
   Graph egraph;
   add(egraph, "(f a)");

@@ -41,6 +41,27 @@ cost::AnalyticCostModel cost_model;
 
 }  // namespace
 
+// A conv alone on its input has nothing to merge with: by default the multi-pattern merges
+// leave it alone; Algorithm 1 as written merges it with itself, which only grows the e-graph.
+TEST(Optimizer, MultiPatternMergesNeedTwoDifferentOperators) {
+  ir::Graph graph = models::build_vgg19({.reduced = true});
+  OptimizeOptions options;
+  options.extractor = "greedy-dag";
+  const OptimizeResult distinct = optimize(graph, library_rules(), cost_model, options);
+  options.multi_pattern_same_class = true;
+  const OptimizeResult any = optimize(graph, library_rules(), cost_model, options);
+  auto applied = [](const OptimizeResult& result, const std::string& rule) {
+    for (const RuleStats& stats : result.rules) {
+      if (stats.rule == rule) return stats.applied;
+    }
+    return size_t{0};
+  };
+  EXPECT_EQ(applied(distinct, "merge-convs-sharing-input"), 0u);
+  EXPECT_GT(applied(any, "merge-convs-sharing-input"), 0u);
+  EXPECT_LT(distinct.exploration.egraph_nodes, any.exploration.egraph_nodes);
+  EXPECT_NEAR(distinct.optimized_cost, any.optimized_cost, 1e-9 * any.optimized_cost);
+}
+
 TEST(Optimizer, WithoutRulesExtractsTheSameGraph) {
   ir::Graph graph = models::build_squeezenet({.reduced = true});
   OptimizeResult result = optimize(graph, RuleSet{}, cost_model);
