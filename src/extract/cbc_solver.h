@@ -39,11 +39,17 @@ class LpRelaxation {
   bool proven_infeasible() const;
   std::vector<double> values() const;
   void add_row(const MilpProblem::Row& row);
+  // From now on only column bounds change (branching): Clp keeps its factorization between
+  // solves. add_row() must not follow.
+  void prepare_for_branching();
+  // Changes a column's bounds for the next solve (branching).
+  void set_bounds(int column, double lower, double upper);
 
  private:
   struct Solver;
   std::unique_ptr<Solver> solver_;
   bool solved_once_ = false;
+  bool for_branching_ = false, hot_start_options_set_ = false;
 };
 
 // Writes the problem as a free-format MPS file (for running other solvers on the same model).

@@ -195,7 +195,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
 
   // Solve; with lazy cycle handling, cut the cycles of each cyclic solution and solve again.
   DecomposingSolver solver(make_milp_solver(options.solver), options.settle_by_lp);
-  std::size_t parts = 0, parts_by_lp = 0, parts_repeated = 0;
+  std::size_t parts = 0, parts_by_lp = 0, parts_by_branching = 0, parts_repeated = 0;
   MilpSettings settings;
   settings.threads = options.threads;
   settings.relative_gap = options.relative_gap;
@@ -213,6 +213,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
     if (solver.last_parts() >= parts) {
       parts = solver.last_parts();
       parts_by_lp = solver.last_parts_by_lp();
+      parts_by_branching = solver.last_parts_by_branching();
       parts_repeated = solver.last_parts_repeated();
     }
     status = solution.status;
@@ -251,6 +252,8 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   statistics.emplace_back("ilp rounds", rounds);
   statistics.emplace_back("independent parts", static_cast<double>(parts));
   statistics.emplace_back("parts settled by their LP", static_cast<double>(parts_by_lp));
+  statistics.emplace_back("parts settled by branching on their LP",
+                          static_cast<double>(parts_by_branching));
   statistics.emplace_back("parts equal to an earlier part", static_cast<double>(parts_repeated));
   statistics.emplace_back("cycle cuts", static_cast<double>(pool.cycle_cuts()));
   statistics.emplace_back("short cycle cuts", static_cast<double>(short_cycle_cuts));

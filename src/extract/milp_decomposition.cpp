@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "extract/cbc_solver.h"
+#include "extract/lp_branch_and_bound.h"
 
 namespace saturate::extract {
 namespace {
@@ -17,6 +18,10 @@ constexpr double kInfiniteBound = 1e29;  // bounds beyond this are absent (the m
 constexpr double kFeasibilityTolerance = 1e-9;
 // How far an LP value may be from an integer, or a row from its bound, and still count as on it.
 constexpr double kLpTolerance = 1e-7;
+// Small parts that the LP leaves open are first branched on in process (lp_branch_and_bound.h),
+// within these limits; the MILP solver gets the rest.
+constexpr std::size_t kBranchingNodes = 2000;
+constexpr double kBranchingSeconds = 0.5;
 
 int find_root(std::vector<int>& parent, int column) {
   while (parent[column] != column) {
@@ -28,30 +33,6 @@ int find_root(std::vector<int>& parent, int column) {
 
 double shifted(double bound, double constant) {
   return std::abs(bound) >= kInfiniteBound ? bound : bound - constant;
-}
-
-double objective_of(const MilpProblem& problem, const std::vector<double>& values) {
-  double objective = 0;
-  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
-    objective += problem.columns[column].objective * values[column];
-  }
-  return objective;
-}
-
-bool satisfies(const MilpProblem& problem, const std::vector<double>& values) {
-  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
-    const MilpProblem::Column& bounds = problem.columns[column];
-    if (values[column] < bounds.lower - kLpTolerance ||
-        values[column] > bounds.upper + kLpTolerance) {
-      return false;
-    }
-  }
-  for (const MilpProblem::Row& row : problem.rows) {
-    double activity = 0;
-    for (const auto& [column, coefficient] : row.terms) activity += coefficient * values[column];
-    if (activity < row.lower - kLpTolerance || activity > row.upper + kLpTolerance) return false;
-  }
-  return true;
 }
 
 // The bytes of a problem without its names: parts with equal keys are the same problem (a
@@ -104,9 +85,9 @@ std::optional<MilpSolution> solve_by_relaxation(const MilpProblem& problem,
     solution.values[column] = rounded;
   }
   // An integral LP optimum is the MILP's; so is a warm start whose cost the LP bound reaches.
-  if (!integral || !satisfies(problem, solution.values) ||
+  if (!integral || !satisfies(problem, solution.values, kLpTolerance) ||
       objective_of(problem, solution.values) > bound + tolerance) {
-    if (warm_start.empty() || !satisfies(problem, warm_start) ||
+    if (warm_start.empty() || !satisfies(problem, warm_start, kLpTolerance) ||
         objective_of(problem, warm_start) > bound + tolerance) {
       return std::nullopt;
     }
@@ -164,6 +145,7 @@ MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSett
   }
   last_parts_ = parts.size();
   last_parts_by_lp_ = 0;
+  last_parts_by_branching_ = 0;
 
   // Each part's problem: its columns renumbered, its rows with the fixed columns' values moved
   // into the bounds. A row on fixed columns alone must already hold.
@@ -227,6 +209,17 @@ MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSett
     if (by_lp) {
       solved[p] = std::move(*by_lp);
       ++last_parts_by_lp_;
+      lp_settled_ = true;
+      continue;
+    }
+    if (time_for_lp && subproblems[p].columns.size() <= branching_columns_) {
+      by_lp = solve_by_lp_branching(subproblems[p], part_starts[p],
+                                    std::min(seconds_left(), kBranchingSeconds), kBranchingNodes);
+    }
+    if (by_lp && by_lp->proven_infeasible) return *by_lp;
+    if (by_lp) {
+      solved[p] = std::move(*by_lp);
+      ++last_parts_by_branching_;
       lp_settled_ = true;
     } else {
       open.push_back(p);

@@ -21,15 +21,21 @@ std::optional<MilpSolution> solve_by_relaxation(const MilpProblem& problem,
 // k_multi 1 is 71 independent problems, one per block, and branch and bound over their product
 // wastes its time where each part alone is proved at once.
 // Parts that are the same problem (repeated blocks) are solved once. Each part's LP relaxation
-// is solved first, in process: most parts are settled there (solve_by_relaxation). The parts
-// left open go to `inner` in one solve_each() call (CBC: one child process), one after another
+// is solved first, in process: most parts are settled there (solve_by_relaxation); a small part
+// it leaves open is branched on, in process too (lp_branch_and_bound.h). The parts left open
+// go to `inner` in one solve_each() call (CBC: one child process), one after another
 // with the time left. The parts' objectives and bounds add up, and a part left without a
 // solution takes the warm start's values (feasible, since the parts are independent).
 class DecomposingSolver : public MilpSolver {
  public:
-  // `settle_by_lp` false: every part goes to `inner` (tests of the MILP back ends use it).
-  explicit DecomposingSolver(std::unique_ptr<MilpSolver> inner, bool settle_by_lp = true)
-      : inner_(std::move(inner)), settle_by_lp_(settle_by_lp) {}
+  // `settle_by_lp` false: every part goes to `inner`, without the in-process LP and branching
+  // (tests of the MILP back ends use it).
+  // `branching_columns`: parts up to this size are branched on in process (0: none).
+  explicit DecomposingSolver(std::unique_ptr<MilpSolver> inner, bool settle_by_lp = true,
+                             std::size_t branching_columns = 500)
+      : inner_(std::move(inner)),
+        settle_by_lp_(settle_by_lp),
+        branching_columns_(branching_columns) {}
   // What ran: the inner solver's name once it was called, and "clp" when an LP settled a part
   // (e.g. "cbc, clp"; "clp" alone when no part needed the MILP solver).
   std::string name() const override;
@@ -38,6 +44,8 @@ class DecomposingSolver : public MilpSolver {
   // Independent parts in the last problem solved, and how many of them the LP relaxation settled.
   std::size_t last_parts() const { return last_parts_; }
   std::size_t last_parts_by_lp() const { return last_parts_by_lp_; }
+  // Parts settled by branch and bound on the LP in process.
+  std::size_t last_parts_by_branching() const { return last_parts_by_branching_; }
   // Parts that were the same problem as an earlier part (a model's repeated blocks), and took
   // its solution.
   std::size_t last_parts_repeated() const { return last_parts_repeated_; }
@@ -45,8 +53,10 @@ class DecomposingSolver : public MilpSolver {
  private:
   std::unique_ptr<MilpSolver> inner_;
   bool settle_by_lp_;
+  std::size_t branching_columns_;
   std::size_t last_parts_ = 0;
   std::size_t last_parts_by_lp_ = 0;
+  std::size_t last_parts_by_branching_ = 0;
   std::size_t last_parts_repeated_ = 0;
   bool inner_called_ = false, lp_settled_ = false;
 };

@@ -58,6 +58,33 @@ struct MilpSolution {
   std::string status;  // in words
 };
 
+// objective . values.
+inline double objective_of(const MilpProblem& problem, const std::vector<double>& values) {
+  double objective = 0;
+  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
+    objective += problem.columns[column].objective * values[column];
+  }
+  return objective;
+}
+
+// Whether `values` (one per column) keep every bound and row, up to `tolerance`.
+inline bool satisfies(const MilpProblem& problem, const std::vector<double>& values,
+                      double tolerance) {
+  if (values.size() != problem.columns.size()) return false;
+  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
+    const MilpProblem::Column& bounds = problem.columns[column];
+    if (values[column] < bounds.lower - tolerance || values[column] > bounds.upper + tolerance) {
+      return false;
+    }
+  }
+  for (const MilpProblem::Row& row : problem.rows) {
+    double activity = 0;
+    for (const auto& [column, coefficient] : row.terms) activity += coefficient * values[column];
+    if (activity < row.lower - tolerance || activity > row.upper + tolerance) return false;
+  }
+  return true;
+}
+
 // Less time than this is not worth a solver call.
 inline constexpr double kLeastUsefulSolverSeconds = 0.01;
 

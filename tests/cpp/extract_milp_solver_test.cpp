@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <random>
 #include <string>
 
+#include "extract/lp_branch_and_bound.h"
 #include "extract/milp_decomposition.h"
 #include "extract/milp_solver.h"
 #include "extract/solver_isolation.h"
@@ -209,8 +211,9 @@ void append(MilpProblem& problem, const MilpProblem& part) {
   }
 }
 
-// A part whose LP is integral is settled in process; the two fractional knapsacks go to the
-// solver in one solve_each() call, each alone.
+// A part whose LP is integral is settled in process; without branching in process, the two
+// fractional knapsacks go to the solver in one solve_each() call, each alone; with it, they
+// never reach the solver.
 TEST(MilpSolver, DecompositionSettlesPartsByTheirLpAndBatchesTheRest) {
   MilpProblem problem;
   append(problem, knapsack());
@@ -221,10 +224,12 @@ TEST(MilpSolver, DecompositionSettlesPartsByTheirLpAndBatchesTheRest) {
   append(problem, cheaper);
   std::vector<std::size_t> sizes;
   int batches = 0;
-  DecomposingSolver solver(std::make_unique<CountingSolver>(&sizes, &batches));
+  DecomposingSolver solver(std::make_unique<CountingSolver>(&sizes, &batches), true,
+                           /*branching_columns=*/0);
   const MilpSolution solution = solver.solve(problem, MilpSettings{}, {});
   EXPECT_EQ(solver.last_parts(), 3u);
   EXPECT_EQ(solver.last_parts_by_lp(), 1u);
+  EXPECT_EQ(solver.last_parts_by_branching(), 0u);
   ASSERT_TRUE(solution.proven_optimal) << solution.status;
   EXPECT_NEAR(solution.objective, -28, 1e-9);
   EXPECT_NEAR(solution.bound, -28, 1e-6);
@@ -246,6 +251,17 @@ TEST(MilpSolver, DecompositionSettlesPartsByTheirLpAndBatchesTheRest) {
   EXPECT_EQ(solver.last_parts_by_lp(), 2u);
   EXPECT_TRUE(sizes.empty());
   EXPECT_EQ(batches, 0);
+
+  // Branching in process settles the knapsacks too.
+  sizes.clear();
+  batches = 0;
+  DecomposingSolver branching(std::make_unique<CountingSolver>(&sizes, &batches));
+  const MilpSolution branched = branching.solve(problem, MilpSettings{}, {});
+  ASSERT_TRUE(branched.proven_optimal) << branched.status;
+  EXPECT_NEAR(branched.objective, -28, 1e-9);
+  EXPECT_EQ(branching.last_parts_by_branching(), 2u);
+  EXPECT_EQ(batches, 0);
+  EXPECT_EQ(branching.name(), "clp");
 }
 
 // Repeated blocks: a part equal to an earlier one (names aside) is solved once.
@@ -258,7 +274,7 @@ TEST(MilpSolver, DecompositionSolvesEqualPartsOnce) {
   }
   std::vector<std::size_t> sizes;
   int batches = 0;
-  DecomposingSolver solver(std::make_unique<CountingSolver>(&sizes, &batches));
+  DecomposingSolver solver(std::make_unique<CountingSolver>(&sizes, &batches), true, 0);
   const MilpSolution solution = solver.solve(problem, MilpSettings{}, {});
   EXPECT_EQ(solver.last_parts(), 3u);
   EXPECT_EQ(solver.last_parts_repeated(), 2u);
@@ -289,6 +305,70 @@ TEST(MilpSolver, RelaxationSettlesOnlyWhatItProves) {
   const auto none = solve_by_relaxation(infeasible(), {});
   ASSERT_TRUE(none.has_value());
   EXPECT_TRUE(none->proven_infeasible);
+}
+
+TEST(LpBranching, SolvesAKnapsackAndProvesInfeasibility) {
+  const auto knapsack_solution = solve_by_lp_branching(knapsack(), {}, 10, 1000);
+  ASSERT_TRUE(knapsack_solution.has_value());
+  EXPECT_TRUE(knapsack_solution->proven_optimal);
+  EXPECT_NEAR(knapsack_solution->objective, -9, 1e-9);
+  EXPECT_EQ(knapsack_solution->values, (std::vector<double>{1, 1, 0}));
+  // From a worse feasible start, the same optimum.
+  const auto from_start = solve_by_lp_branching(knapsack(), {0, 0, 1}, 10, 1000);
+  ASSERT_TRUE(from_start.has_value());
+  EXPECT_NEAR(from_start->objective, -9, 1e-9);
+
+  const auto none = solve_by_lp_branching(infeasible(), {}, 10, 1000);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->proven_infeasible);
+}
+
+TEST(LpBranching, GivesUpRatherThanGuess) {
+  EXPECT_FALSE(solve_by_lp_branching(knapsack(), {}, 10, 1).has_value());    // node limit
+  EXPECT_FALSE(solve_by_lp_branching(knapsack(), {}, 0, 1000).has_value());  // no time
+  MilpProblem general = knapsack();
+  general.columns[0].upper = 3;  // not binary: fixing to 0 or 1 would miss values
+  EXPECT_FALSE(solve_by_lp_branching(general, {}, 10, 1000).has_value());
+}
+
+// Random binary covering problems with costs: branching on the LP must find CBC's optimum.
+TEST(LpBranching, AgreesWithCbcOnRandomProblems) {
+  std::mt19937 random(20261201);
+  auto cbc = make_milp_solver("cbc");
+  int solved = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    MilpProblem problem;
+    const int columns = 4 + static_cast<int>(random() % 16);
+    for (int c = 0; c < columns; ++c) {
+      problem.add_column({0, 1, static_cast<double>(random() % 10), true, "c" + std::to_string(c)});
+    }
+    const int rows = 2 + static_cast<int>(random() % 10);
+    for (int r = 0; r < rows; ++r) {
+      std::vector<std::pair<int, double>> terms;
+      for (int c = 0; c < columns; ++c) {
+        if (random() % 3 == 0) terms.emplace_back(c, 1 + static_cast<double>(random() % 3));
+      }
+      if (terms.empty()) continue;
+      // Mostly covering rows (at least 2), some packing rows (at most 3).
+      if (random() % 4 == 0) {
+        problem.add_row(std::move(terms), -1e30, 3);
+      } else {
+        problem.add_row(std::move(terms), 2, 1e30);
+      }
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const MilpSolution reference = cbc->solve(problem, MilpSettings{}, {});
+    const auto branched = solve_by_lp_branching(problem, {}, 10, 100000);
+    ASSERT_TRUE(branched.has_value());
+    EXPECT_EQ(branched->proven_infeasible, reference.proven_infeasible);
+    if (reference.proven_optimal) {
+      ASSERT_TRUE(branched->proven_optimal);
+      EXPECT_NEAR(branched->objective, reference.objective, 1e-6);
+      EXPECT_TRUE(satisfies(problem, branched->values, 1e-7));
+      ++solved;
+    }
+  }
+  EXPECT_GT(solved, 100);
 }
 
 // Many problems in one child process: a crash loses the problems from the failing one on,
