@@ -8,9 +8,11 @@
 
 namespace saturate::extract {
 
-// Solves a MILP with COIN-OR CBC in process, through CBC's standard driver (CbcMain1), so its
-// presolve, cut generators and heuristics are on as in the `cbc` program. `warm_start`, when not
-// empty, is a complete feasible assignment (one value per column) used as the first incumbent.
+// Solves a MILP with COIN-OR CBC through CBC's standard driver (CbcMain1): for up to a second
+// plain branch and bound on the LP, then, if the problem is still open, with its cut generators
+// and heuristics on as in the `cbc` program, from the first run's incumbent. `warm_start`, when
+// not empty, is a complete feasible assignment (one value per column) used as the first
+// incumbent.
 // The solver runs in a child process (solver_isolation.h): a CBC crash yields no solution and a
 // status saying so, never a dead caller.
 MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& settings,
