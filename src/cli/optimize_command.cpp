@@ -139,7 +139,8 @@ void run_optimize(const OptimizeCommandOptions& given) {
                          {"cycle_rejected", rule.cycle_rejected},
                          {"split_rejected", rule.split_rejected}});
   }
-  report["rules"] = rule_list;
+  report["rules"] = rule_list;  // the rules that matched
+  report["rule_count"] = result.rules.size();
   report["latency_check"] = nullptr;
   if (latency) {
     report["latency_check"] = {{"runtime", "onnxruntime"},

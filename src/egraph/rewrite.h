@@ -112,6 +112,13 @@ class Rewrite {
     return *this;
   }
   bool requires_distinct_roots() const { return distinct_roots_; }
+  // A multi-pattern rewrite whose patterns are interchangeable: of the matches that differ only
+  // in the order of their roots, the one with the roots in increasing order (implies distinct).
+  Rewrite& with_ordered_roots() & {
+    distinct_roots_ = ordered_roots_ = true;
+    return *this;
+  }
+  bool requires_ordered_roots() const { return ordered_roots_; }
 
   const std::string& name() const { return name_; }
   const std::vector<Pattern<Op>>& searchers() const { return searchers_; }
@@ -148,7 +155,11 @@ class Rewrite {
       }
     }
     matches = join_matches(per_pattern, limit);
-    if (distinct_roots_) std::erase_if(matches, [](const Match& m) { return !roots_distinct(m); });
+    if (ordered_roots_) {
+      std::erase_if(matches, [](const Match& m) { return !roots_increasing(m); });
+    } else if (distinct_roots_) {
+      std::erase_if(matches, [](const Match& m) { return !roots_distinct(m); });
+    }
     return matches;
   }
 
@@ -208,6 +219,7 @@ class Rewrite {
   ApplyFunction apply_function_;
   Condition condition_;
   bool distinct_roots_ = false;
+  bool ordered_roots_ = false;
 };
 
 }  // namespace saturate::egraph

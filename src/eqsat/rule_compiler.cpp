@@ -258,7 +258,7 @@ egraph::Pattern<TensorOp> compile_pattern(const Term& lhs, size_t part) {
 
 std::vector<TensorRewrite> RuleCompiler::compile(const RuleSet& rules) {
   std::vector<TensorRewrite> rewrites;
-  auto add = [&](const std::string& name, const std::vector<RewriteRule>& parts) {
+  auto add = [&](const std::string& name, const std::vector<RewriteRule>& parts, bool unordered) {
     auto rule = std::make_shared<CompiledRule>();
     rule->parts = parts;
     rule->stats_index = stats_->size();
@@ -320,10 +320,16 @@ std::vector<TensorRewrite> RuleCompiler::compile(const RuleSet& rules) {
       return changed;
     };
     rewrites.emplace_back(name, std::move(searchers), std::move(apply));
-    if (parts.size() > 1 && !allow_same_class_) rewrites.back().with_distinct_roots();
+    if (parts.size() > 1 && !allow_same_class_) {
+      if (unordered) {
+        rewrites.back().with_ordered_roots();
+      } else {
+        rewrites.back().with_distinct_roots();
+      }
+    }
   };
-  for (const RewriteRule& rule : rules.rules) add(rule.name, {rule});
-  for (const MultiPatternRule& rule : rules.multi_rules) add(rule.name, rule.parts);
+  for (const RewriteRule& rule : rules.rules) add(rule.name, {rule}, false);
+  for (const MultiPatternRule& rule : rules.multi_rules) add(rule.name, rule.parts, rule.unordered);
   return rewrites;
 }
 

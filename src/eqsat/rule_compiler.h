@@ -33,8 +33,9 @@ class RuleCompiler {
   // Multi-pattern rules match only where their patterns land on different classes (default):
   // merging an operator with itself computes one tensor twice and never pays, but it floods the
   // e-graph (VGG-19 at k_multi 1: 552 e-nodes with such merges, 89 without) and hands the ILP
-  // mirror-image choices. TASO merges two different operators only. `true`: any combination,
-  // Algorithm 1 of the TENSAT paper as written.
+  // mirror-image choices. TASO merges two different operators only. A rule marked (unordered)
+  // takes one order of its interchangeable parts (MultiPatternRule::unordered). `true`: any
+  // combination, in every order: Algorithm 1 of the TENSAT paper as written.
   void allow_same_class_multi_matches(bool allow) { allow_same_class_ = allow; }
 
   std::vector<TensorRewrite> compile(const RuleSet& rules);

@@ -77,6 +77,7 @@ struct ParsedLine {
   std::string name;
   bool continuation = false;  // starts with '&'
   bool both_directions = false;
+  bool unordered = false;  // (unordered) among the conditions
   Term lhs;
   Term rhs;
   std::vector<Condition> conditions;
@@ -107,8 +108,15 @@ ParsedLine parse_line(const Line& line) {
   parsed.lhs = parse_term(items[i]);
   // A bare variable may replace (x => ?x), but never be searched for, so not with <=>.
   parsed.rhs = parsed.both_directions ? parse_term(items[i + 2]) : parse_replacement(items[i + 2]);
-  for (size_t k = i + 4; k < items.size(); ++k)
-    parsed.conditions.push_back(parse_condition(items[k]));
+  for (size_t k = i + 4; k < items.size(); ++k) {
+    const ir::SExpr& item = items[k];
+    if (item.kind == ir::SExpr::Kind::List && item.items.size() == 1 &&
+        item.items[0].is_symbol("unordered")) {
+      parsed.unordered = true;
+      continue;
+    }
+    parsed.conditions.push_back(parse_condition(item));
+  }
   return parsed;
 }
 
@@ -176,6 +184,9 @@ RuleSet parse_rules(std::string_view text, const std::string& file, RuleFileForm
       }
     }
     if (group.size() == 1) {
+      if (head.unordered) {
+        fail(head.location, "(unordered) is for multi-pattern rules: it says their parts swap");
+      }
       set.rules.push_back({name, head.lhs, head.rhs, conditions, head.location});
       if (head.both_directions) {
         check_bound({&head.rhs}, head.lhs);
@@ -187,6 +198,7 @@ RuleSet parse_rules(std::string_view text, const std::string& file, RuleFileForm
     MultiPatternRule multi{name, {}, head.location};
     for (size_t k = 0; k < group.size(); ++k) {
       const ParsedLine& line = *group[k];
+      multi.unordered = multi.unordered || line.unordered;
       if (line.both_directions) fail(line.location, "multi-pattern rules go one way (=>)");
       multi.parts.push_back(
           {name + "#" + std::to_string(k), line.lhs, line.rhs, line.conditions, line.location});

@@ -24,6 +24,10 @@ struct MultiPatternRule {
   std::string name;
   std::vector<RewriteRule> parts;
   SourceLocation location;
+  // `(unordered)` after `if`: the parts are interchangeable (merging A with B is merging B with
+  // A, the concatenation in the other order), so of the matches that differ only in which class
+  // each part matched, one is applied: the one with the classes in increasing order.
+  bool unordered = false;
 };
 
 struct RuleSet {

@@ -174,6 +174,24 @@ TEST(MultiPattern, DistinctRootsDropsMatchesOfOneClassTwice) {
   for (const Match& match : matches) EXPECT_NE(match.roots[0], match.roots[1]);
 }
 
+TEST(MultiPattern, OrderedRootsKeepOneOrderOfEachCombination) {
+  Graph egraph;
+  add(egraph, "(matmul x w1)");
+  add(egraph, "(matmul x w2)");
+  add(egraph, "(matmul x w3)");
+  egraph.rebuild();
+  Rw rule = Rw::parse_multi(
+      "merge-three", {"(matmul ?x ?a)", "(matmul ?x ?b)", "(matmul ?x ?c)"},
+      {"(split0 (matmul ?x (concat ?a ?b ?c)))", "(split1 (matmul ?x (concat ?a ?b ?c)))",
+       "(split2 (matmul ?x (concat ?a ?b ?c)))"});
+  EXPECT_EQ(rule.search(egraph).size(), 27u);  // every triple, repeats included
+  rule.with_ordered_roots();
+  const std::vector<Match> matches = rule.search(egraph);
+  ASSERT_EQ(matches.size(), 1u);  // the three matmuls, once
+  EXPECT_LT(matches[0].roots[0], matches[0].roots[1]);
+  EXPECT_LT(matches[0].roots[1], matches[0].roots[2]);
+}
+
 TEST(MultiPattern, PatternsWithoutSharedVariablesFormTheProduct) {
   Graph egraph;
   add(egraph, "(f a)");

@@ -138,6 +138,19 @@ TEST(Optimizer, MergedConvolutionsKeepTheirActivationsFused) {
   EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
 }
 
+// Three products of one input (attention's query, key and value): at k_multi 1 the two-way
+// merge runs once, so only the three-way rule (merge-three-matmuls-sharing-left) makes them one.
+TEST(Optimizer, MergesThreeMatmulsOfOneInputAtKMultiOne) {
+  ir::GraphBuilder b("qkv");
+  ir::ValueRef x = b.input("x", {64, 512});
+  for (const char* name : {"q", "k", "v"}) b.output(name, b.matmul(x, b.weight({512, 512})));
+  ir::Graph graph = std::move(b).finish();
+  OptimizeResult result = optimize(graph, library_rules(), cost_model);
+  EXPECT_EQ(result.graph.op_histogram()["matmul"], 1) << ir::write_text(result.graph);
+  EXPECT_LT(result.optimized_cost, result.original_cost);
+  EXPECT_LT(max_output_difference(graph, result.graph), 1e-12);
+}
+
 TEST(Optimizer, NeverReturnsAGraphThatCostsMore) {
   // Greedy extraction picks each class's cheapest node on its own; on NasNet-A with TENSAT's
   // rules at k_multi 2 what it extracts costs more than the input (as the paper reports), and

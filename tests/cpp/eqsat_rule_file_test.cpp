@@ -60,6 +60,17 @@ merge: (matmul ?act ?x ?a) => (split_0 (split 1 (matmul ?act ?x (concat 1 2 ?a ?
   ASSERT_EQ(set.multi_rules.size(), 1u);
   EXPECT_EQ(set.multi_rules[0].parts.size(), 2u);
   EXPECT_EQ(set.multi_rules[0].name, "merge");
+  EXPECT_FALSE(set.multi_rules[0].unordered);
+
+  // (unordered) marks interchangeable parts; it is not a condition.
+  RuleSet unordered = parse_rules(R"(
+merge: (matmul ?act ?x ?a) => (split_0 (split 1 (matmul ?act ?x (concat 1 2 ?a ?b))))
+     & (matmul ?act ?x ?b) => (split_1 (split 1 (matmul ?act ?x (concat 1 2 ?a ?b)))) if (= (rank ?x) 2) (unordered)
+)",
+                                  "m.rules");
+  ASSERT_EQ(unordered.multi_rules.size(), 1u);
+  EXPECT_TRUE(unordered.multi_rules[0].unordered);
+  EXPECT_EQ(unordered.multi_rules[0].parts[1].conditions.size(), 1u);
 }
 
 TEST(RuleFile, ReportsErrorsWithLineAndColumn) {
@@ -104,6 +115,7 @@ TEST(RuleFile, RejectsMalformedLines) {
       "(relu ?x => (relu ?x)",
       "a: (relu ?x) => (relu ?x)\n& b: (tanh ?x) => (tanh ?x)",
       "m: (relu ?x) => (relu ?x)\n& (tanh ?x) <=> (tanh ?x)",
+      "(relu ?x) => (relu ?x) if (unordered)",  // a single pattern has nothing to swap
   };
   for (const char* text : cases) {
     EXPECT_THROW(parse_rules(text, "bad.rules"), ParseError) << text;
