@@ -39,14 +39,6 @@ struct Match {
   EClassId root() const { return roots[0]; }
 };
 
-// Whether the match's roots are in strictly increasing order of class id.
-inline bool roots_increasing(const Match& match) {
-  for (std::size_t i = 1; i < match.roots.size(); ++i) {
-    if (!(match.roots[i - 1] < match.roots[i])) return false;
-  }
-  return true;
-}
-
 // Whether the match's patterns matched pairwise different classes.
 inline bool roots_distinct(const Match& match) {
   for (std::size_t i = 0; i < match.roots.size(); ++i) {

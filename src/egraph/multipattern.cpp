@@ -35,7 +35,19 @@ Match extend(const Match& left, const RootedSubst& right) {
 }  // namespace
 
 std::vector<Match> join_matches(std::span<const std::vector<RootedSubst>> per_pattern,
-                                std::size_t limit) {
+                                std::size_t limit, RootOrder order) {
+  // Whether `right` may follow the roots already in `left`.
+  auto fits = [order](const Match& left, const RootedSubst& right) {
+    switch (order) {
+      case RootOrder::any:
+        return true;
+      case RootOrder::distinct:
+        return std::find(left.roots.begin(), left.roots.end(), right.root) == left.roots.end();
+      case RootOrder::increasing:
+        return left.roots.back() < right.root;
+    }
+    return true;
+  };
   std::vector<Match> partial;
   if (per_pattern.empty() || limit == 0) return partial;
   for (const RootedSubst& match : per_pattern[0]) {
@@ -50,13 +62,13 @@ std::vector<Match> join_matches(std::span<const std::vector<RootedSubst>> per_pa
     for (const Binding& binding : next[0].subst) {
       if (partial[0].subst.get(binding.var)) shared.push_back(binding.var);
     }
-    std::size_t cap = i + 1 == per_pattern.size() ? limit : kNoLimit;
+    std::size_t cap = std::min(i + 1 == per_pattern.size() ? limit : kNoLimit, kMaxJoinedMatches);
     std::vector<Match> joined;
     if (shared.empty()) {
       for (const Match& left : partial) {
         for (const RootedSubst& right : next) {
           if (joined.size() >= cap) break;
-          joined.push_back(extend(left, right));
+          if (fits(left, right)) joined.push_back(extend(left, right));
         }
       }
     } else {
@@ -73,7 +85,7 @@ std::vector<Match> join_matches(std::span<const std::vector<RootedSubst>> per_pa
             std::lower_bound(index.begin(), index.end(), std::make_pair(key, std::size_t{0}));
         for (auto it = first; it != index.end() && it->first == key; ++it) {
           const RootedSubst& right = next[it->second];
-          if (!agree(left.subst, right.subst, shared)) continue;
+          if (!agree(left.subst, right.subst, shared) || !fits(left, right)) continue;
           if (joined.size() >= cap) break;
           joined.push_back(extend(left, right));
         }

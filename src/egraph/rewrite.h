@@ -154,13 +154,10 @@ class Rewrite {
         }
       }
     }
-    matches = join_matches(per_pattern, limit);
-    if (ordered_roots_) {
-      std::erase_if(matches, [](const Match& m) { return !roots_increasing(m); });
-    } else if (distinct_roots_) {
-      std::erase_if(matches, [](const Match& m) { return !roots_distinct(m); });
-    }
-    return matches;
+    const RootOrder order = ordered_roots_    ? RootOrder::increasing
+                            : distinct_roots_ ? RootOrder::distinct
+                                              : RootOrder::any;
+    return join_matches(per_pattern, limit, order);
   }
 
   // Applies one match if the condition allows; returns how many merges changed the e-graph.

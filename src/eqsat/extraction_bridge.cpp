@@ -56,16 +56,29 @@ ExtractionView make_extraction_view(const TensorEGraph& egraph, EClassId root,
   for (size_t next = 0; next < queue.size(); ++next) {
     EClassId id = queue[next];
     extract::ClassIndex eclass = index.at(id.value());
-    for (const TensorNode& node : egraph.eclass(id).nodes) {
-      if (!egraph.is_visible(id, node)) continue;
+    auto add = [&](const TensorNode& node, bool filtered) {
       std::vector<extract::ClassIndex> children;
       for (EClassId child : node.children) {
         if (egraph.data(child).kind == TensorData::Kind::Attribute) continue;
         children.push_back(class_index(child));
       }
-      view.graph.add_node(eclass, node.op.to_string(), std::move(children),
-                          node_cost(egraph, node, model));
+      const extract::NodeIndex n =
+          view.graph.add_node(eclass, node.op.to_string(), std::move(children),
+                              filtered ? 0.0 : node_cost(egraph, node, model));
+      view.graph.filtered[n] = filtered;
       view.nodes.push_back(node);
+    };
+    bool any_visible = false;
+    for (const TensorNode& node : egraph.eclass(id).nodes) {
+      if (!egraph.is_visible(id, node)) continue;
+      add(node, false);
+      any_visible = true;
+    }
+    // A class whose nodes the cycle filter hid all keeps them, marked filtered (never chosen,
+    // cost 0): egraph-serialize names a class through its nodes, so an empty one cannot be
+    // written.
+    if (!any_visible) {
+      for (const TensorNode& node : egraph.eclass(id).nodes) add(node, true);
     }
   }
   view.graph.roots.push_back(0);

@@ -12,7 +12,9 @@ namespace saturate::eqsat {
 
 // A tensor e-graph as the extractors see it: the classes reachable from the root (attribute
 // classes left out: they hold one free leaf each and are read back from the analysis), each
-// visible node priced by the cost model. Filtered nodes are left out too.
+// visible node priced by the cost model. Filtered nodes are left out too, except in a class
+// they fill entirely: there they stay, marked filtered, at cost 0, so the class has a name in
+// egraph-serialize JSON.
 struct ExtractionView {
   extract::ExtractionGraph graph;
   std::vector<TensorNode> nodes;  // by extraction node index

@@ -247,6 +247,10 @@ bool LpRelaxation::solve() {
   return solver_->clp.isProvenOptimal();
 }
 
+void LpRelaxation::set_time_limit(double seconds) {
+  solver_->clp.getModelPtr()->setMaximumWallSeconds(std::max(seconds, 0.001));
+}
+
 void LpRelaxation::prepare_for_branching() {
   for_branching_ = true;
 }

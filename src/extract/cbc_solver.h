@@ -36,6 +36,8 @@ class LpRelaxation {
 
   // Solves (warm after the first call); false when the LP is not solved to optimality.
   bool solve();
+  // Solves give up (return false) once this long has passed from now (wall clock).
+  void set_time_limit(double seconds);
   double objective() const;
   // After solve() returned false: whether the LP was proven to have no feasible point.
   bool proven_infeasible() const;

@@ -100,6 +100,7 @@ LpTightening tighten_lp_relaxation(ExtractionModel& model, CutPool& pool, double
   const auto start = Clock::now();
   LpTightening result;
   LpRelaxation relaxation(model.milp());
+  relaxation.set_time_limit(seconds);
   std::vector<double> history;  // bound per round
   while (seconds_since(start) < seconds && relaxation.solve()) {
     ++result.rounds;

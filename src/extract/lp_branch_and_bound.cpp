@@ -35,6 +35,7 @@ std::optional<MilpSolution> solve_by_lp_branching(const MilpProblem& problem,
   }
 
   LpRelaxation relaxation(problem);
+  relaxation.set_time_limit(seconds);
   relaxation.prepare_for_branching();
   std::vector<Fixings> stack = {{}};
   Fixings applied;  // the fixings the LP holds now

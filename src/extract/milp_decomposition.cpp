@@ -64,8 +64,10 @@ std::string problem_key(const MilpProblem& problem) {
 }  // namespace
 
 std::optional<MilpSolution> solve_by_relaxation(const MilpProblem& problem,
-                                                const std::vector<double>& warm_start) {
+                                                const std::vector<double>& warm_start,
+                                                double seconds) {
   LpRelaxation relaxation(problem);
+  relaxation.set_time_limit(seconds);
   if (!relaxation.solve()) {
     if (!relaxation.proven_infeasible()) return std::nullopt;
     MilpSolution infeasible;
@@ -204,7 +206,7 @@ MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSett
   for (std::size_t p = 0; p < parts.size(); ++p) {
     if (same_as[p] != p) continue;
     std::optional<MilpSolution> by_lp;
-    if (time_for_lp) by_lp = solve_by_relaxation(subproblems[p], part_starts[p]);
+    if (time_for_lp) by_lp = solve_by_relaxation(subproblems[p], part_starts[p], seconds_left());
     if (by_lp && by_lp->proven_infeasible) return *by_lp;
     if (by_lp) {
       solved[p] = std::move(*by_lp);

@@ -11,9 +11,10 @@ namespace saturate::extract {
 
 // The MILP's optimum when its LP relaxation settles it, solved in process with Clp: an integral
 // LP optimum, or a warm start whose objective the LP bound reaches. Infeasible when the LP is;
-// nullopt when the relaxation leaves the question open.
+// nullopt when the relaxation leaves the question open or is not solved within `seconds`.
 std::optional<MilpSolution> solve_by_relaxation(const MilpProblem& problem,
-                                                const std::vector<double>& warm_start);
+                                                const std::vector<double>& warm_start,
+                                                double seconds);
 
 // Solves a MILP as independent parts: columns fixed by their bounds are substituted, and the
 // rest is split into connected components (columns linked by a row they share). Extraction

@@ -27,6 +27,23 @@ std::size_t apply_all(Graph& egraph, const Rw& rule) {
   return changed;
 }
 
+// TENSAT's example e-graph: three products of x and one of y.
+Graph three_matmuls_on_x_one_on_y() {
+  Graph egraph;
+  add(egraph, "(matmul x w1)");
+  add(egraph, "(matmul x w2)");
+  add(egraph, "(matmul x w3)");
+  add(egraph, "(matmul y w4)");
+  egraph.rebuild();
+  return egraph;
+}
+
+Rw merge_matmuls_rule() {
+  return Rw::parse_multi(
+      "merge-matmul", {"(matmul ?x ?a)", "(matmul ?x ?b)"},
+      {"(split0 (matmul ?x (concat ?a ?b)))", "(split1 (matmul ?x (concat ?a ?b)))"});
+}
+
 TEST(Rewrite, AppliesAndMergesWithTheMatchedClass) {
   Graph egraph;
   EClassId ab = add(egraph, "(+ a b)");
@@ -144,29 +161,15 @@ TEST(MultiPattern, NoMatchWhenSharedVariableDisagrees) {
 
 TEST(MultiPattern, MatchesEveryCompatiblePair) {
   // TENSAT's example: matmuls sharing an input pair up, including each with itself.
-  Graph egraph;
-  add(egraph, "(matmul x w1)");
-  add(egraph, "(matmul x w2)");
-  add(egraph, "(matmul x w3)");
-  add(egraph, "(matmul y w4)");
-  egraph.rebuild();
-  Rw rule = Rw::parse_multi(
-      "merge-matmul", {"(matmul ?x ?a)", "(matmul ?x ?b)"},
-      {"(split0 (matmul ?x (concat ?a ?b)))", "(split1 (matmul ?x (concat ?a ?b)))"});
+  Graph egraph = three_matmuls_on_x_one_on_y();
+  Rw rule = merge_matmuls_rule();
   EXPECT_EQ(rule.search(egraph).size(), 3u * 3u + 1u);
   EXPECT_EQ(rule.search(egraph, 4).size(), 4u);
 }
 
 TEST(MultiPattern, DistinctRootsDropsMatchesOfOneClassTwice) {
-  Graph egraph;
-  add(egraph, "(matmul x w1)");
-  add(egraph, "(matmul x w2)");
-  add(egraph, "(matmul x w3)");
-  add(egraph, "(matmul y w4)");
-  egraph.rebuild();
-  Rw rule = Rw::parse_multi(
-      "merge-matmul", {"(matmul ?x ?a)", "(matmul ?x ?b)"},
-      {"(split0 (matmul ?x (concat ?a ?b)))", "(split1 (matmul ?x (concat ?a ?b)))"});
+  Graph egraph = three_matmuls_on_x_one_on_y();
+  Rw rule = merge_matmuls_rule();
   rule.with_distinct_roots();
   EXPECT_TRUE(rule.requires_distinct_roots());
   const std::vector<Match> matches = rule.search(egraph);

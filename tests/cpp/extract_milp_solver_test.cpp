@@ -39,6 +39,18 @@ MilpProblem infeasible() {
   return problem;
 }
 
+// `part` appended to `problem`, its columns renumbered after those already there.
+void append(MilpProblem& problem, const MilpProblem& part) {
+  const int offset = static_cast<int>(problem.columns.size());
+  for (auto column : part.columns) problem.add_column(column);
+  for (const auto& row : part.rows) {
+    std::vector<std::pair<int, double>> terms;
+    for (const auto& [column, coefficient] : row.terms)
+      terms.emplace_back(column + offset, coefficient);
+    problem.add_row(std::move(terms), row.lower, row.upper);
+  }
+}
+
 void expect_knapsack_solved(MilpSolver& solver, const std::vector<double>& warm_start) {
   MilpSettings settings;
   settings.time_limit_seconds = 20;
@@ -129,17 +141,7 @@ TEST(MilpSolver, UnknownSolverNamesTheKnownOnes) {
 // apart, their objectives and bounds added, the fixed column's cost included.
 TEST(MilpSolver, DecompositionSolvesIndependentPartsApart) {
   MilpProblem problem;
-  for (int copy = 0; copy < 2; ++copy) {
-    const MilpProblem part = knapsack();
-    const int offset = static_cast<int>(problem.columns.size());
-    for (auto column : part.columns) problem.add_column(column);
-    for (const auto& row : part.rows) {
-      std::vector<std::pair<int, double>> terms;
-      for (const auto& [column, coefficient] : row.terms)
-        terms.emplace_back(column + offset, coefficient);
-      problem.add_row(std::move(terms), row.lower, row.upper);
-    }
-  }
+  for (int copy = 0; copy < 2; ++copy) append(problem, knapsack());
   const int fixed = problem.add_column({1, 1, 2, true, "fixed"});
   problem.add_row({{0, 1}, {3, 1}, {fixed, 1}}, -1e30, 3);  // x0 + x3 <= 2: links nothing free
   problem.add_row({{fixed, 1}}, 1, 1);                      // holds on its own
@@ -198,18 +200,6 @@ class CountingSolver : public MilpSolver {
   int* batches_;
   std::unique_ptr<MilpSolver> cbc_ = make_milp_solver("cbc");
 };
-
-// `part` appended to `problem`, its columns renumbered after those already there.
-void append(MilpProblem& problem, const MilpProblem& part) {
-  const int offset = static_cast<int>(problem.columns.size());
-  for (auto column : part.columns) problem.add_column(column);
-  for (const auto& row : part.rows) {
-    std::vector<std::pair<int, double>> terms;
-    for (const auto& [column, coefficient] : row.terms)
-      terms.emplace_back(column + offset, coefficient);
-    problem.add_row(std::move(terms), row.lower, row.upper);
-  }
-}
 
 // A part whose LP is integral is settled in process; without branching in process, the two
 // fractional knapsacks go to the solver in one solve_each() call, each alone; with it, they
@@ -287,22 +277,22 @@ TEST(MilpSolver, DecompositionSolvesEqualPartsOnce) {
 
 TEST(MilpSolver, RelaxationSettlesOnlyWhatItProves) {
   // Fractional LP (-10.67 < -9), no warm start: open.
-  EXPECT_FALSE(solve_by_relaxation(knapsack(), {}).has_value());
+  EXPECT_FALSE(solve_by_relaxation(knapsack(), {}, 10).has_value());
   // A warm start worse than the LP bound proves nothing either.
-  EXPECT_FALSE(solve_by_relaxation(knapsack(), {1, 1, 0}).has_value());
+  EXPECT_FALSE(solve_by_relaxation(knapsack(), {1, 1, 0}, 10).has_value());
   // An infeasible warm start is never taken, though it is below the bound (-12).
-  EXPECT_FALSE(solve_by_relaxation(knapsack(), {1, 1, 1}).has_value());
+  EXPECT_FALSE(solve_by_relaxation(knapsack(), {1, 1, 1}, 10).has_value());
   // LP bound 1, reached by an integral point: proved (by the LP's vertex or the warm start).
   MilpProblem tie;
   tie.add_column({0, 1, 1, true, "x"});
   tie.add_column({0, 1, 1, true, "y"});
   tie.add_row({{0, 1}, {1, 1}}, 1, 1e30);  // x + y >= 1
-  const auto proved = solve_by_relaxation(tie, {0, 1});
+  const auto proved = solve_by_relaxation(tie, {0, 1}, 10);
   ASSERT_TRUE(proved.has_value());
   EXPECT_TRUE(proved->proven_optimal);
   EXPECT_NEAR(proved->objective, 1, 1e-9);
   // An infeasible LP proves the MILP infeasible.
-  const auto none = solve_by_relaxation(infeasible(), {});
+  const auto none = solve_by_relaxation(infeasible(), {}, 10);
   ASSERT_TRUE(none.has_value());
   EXPECT_TRUE(none->proven_infeasible);
 }

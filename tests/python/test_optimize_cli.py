@@ -104,6 +104,20 @@ def test_extract_round_trips_an_optimized_egraph(saturate, tmp_path):
         assert extracted["acyclic"] is True
 
 
+def test_egraph_json_keeps_classes_the_cycle_filter_emptied(saturate, tmp_path):
+    # At k_multi 2 the cycle filter hides every node of some Inception-v3 classes; they are
+    # written with their nodes marked filtered (egraph-serialize names a class by its nodes).
+    egraph = tmp_path / "egraph.json"
+    result = saturate("optimize", "inception_v3", "--reduced", "--k-multi", "2", "--extract",
+                      "greedy", "--egraph-json", egraph)
+    assert result.returncode == 0, result.stderr
+    nodes = json.loads(egraph.read_text())["nodes"]
+    assert any(node.get("filtered") for node in nodes.values())
+    result = saturate("extract", egraph, "--method", "greedy-dag", "--json", tmp_path / "x.json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "x.json").read_text())["acyclic"] is True
+
+
 def test_extract_rejects_malformed_json(saturate, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"nodes": {"a": {"op": "x", "children": ["missing"], "eclass": "1", "cost": 1}},'
