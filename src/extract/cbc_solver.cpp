@@ -191,7 +191,8 @@ MilpSolution solve_with_cbc(const MilpProblem& problem, const MilpSettings& sett
     throw Error("solve_with_cbc: the warm start has " + std::to_string(warm_start.size()) +
                 " values for " + std::to_string(problem.columns.size()) + " columns");
   }
-  return solve_isolated([&] { return solve_plain_then_full(problem, settings, warm_start); });
+  return solve_isolated([&] { return solve_plain_then_full(problem, settings, warm_start); },
+                        settings.time_limit_seconds);
 }
 
 std::vector<MilpSolution> solve_each_with_cbc(const std::vector<const MilpProblem*>& problems,
@@ -205,14 +206,17 @@ std::vector<MilpSolution> solve_each_with_cbc(const std::vector<const MilpProble
     }
   }
   const auto start = std::chrono::steady_clock::now();
-  return solve_each_isolated(problems.size(), [&](std::size_t i) {
-    MilpSettings own = settings;
-    own.time_limit_seconds =
-        settings.time_limit_seconds -
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (own.time_limit_seconds <= kLeastUsefulSolverSeconds) return out_of_time();
-    return solve_plain_then_full(*problems[i], own, warm_starts[i]);
-  });
+  return solve_each_isolated(
+      problems.size(),
+      [&](std::size_t i) {
+        MilpSettings own = settings;
+        own.time_limit_seconds =
+            settings.time_limit_seconds -
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (own.time_limit_seconds <= kLeastUsefulSolverSeconds) return out_of_time();
+        return solve_plain_then_full(*problems[i], own, warm_starts[i]);
+      },
+      settings.time_limit_seconds);
 }
 
 struct LpRelaxation::Solver {
@@ -249,6 +253,7 @@ bool LpRelaxation::solve() {
 
 void LpRelaxation::set_time_limit(double seconds) {
   solver_->clp.getModelPtr()->setMaximumWallSeconds(std::max(seconds, 0.001));
+  solver_->clp.getModelPtr()->setMaximumSeconds(std::max(seconds, 0.001));
 }
 
 void LpRelaxation::prepare_for_branching() {

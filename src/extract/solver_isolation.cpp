@@ -1,9 +1,11 @@
 #include "extract/solver_isolation.h"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -97,14 +99,25 @@ MilpSolution failed(const std::string& why) {
   return solution;
 }
 
-}  // namespace
-
-MilpSolution solve_isolated(const std::function<MilpSolution()>& solve) {
-  return solve_each_isolated(1, [&](std::size_t) { return solve(); }).front();
+// Beyond the time limit, how long the child may still take to answer before it is killed.
+double grace_seconds(double seconds) {
+  return 0.5 + 0.1 * seconds;
 }
 
-std::vector<MilpSolution> solve_each_isolated(
-    std::size_t count, const std::function<MilpSolution(std::size_t)>& solve) {
+}  // namespace
+
+MilpSolution solve_isolated(const std::function<MilpSolution()>& solve, double seconds) {
+  return solve_each_isolated(
+             1, [&](std::size_t) { return solve(); }, seconds)
+      .front();
+}
+
+std::vector<MilpSolution> solve_each_isolated(std::size_t count,
+                                              const std::function<MilpSolution(std::size_t)>& solve,
+                                              double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(seconds + grace_seconds(seconds)));
   auto solve_here = [&] {  // no pipe or no process: solve here rather than not at all
     std::vector<MilpSolution> solutions;
     for (std::size_t i = 0; i < count; ++i) solutions.push_back(solve(i));
@@ -133,7 +146,21 @@ std::vector<MilpSolution> solve_each_isolated(
   ::close(fds[1]);
   std::vector<MilpSolution> solutions;
   MilpSolution solution;
-  while (solutions.size() < count && receive(fds[0], solution)) {
+  bool killed = false;
+  while (solutions.size() < count) {
+    // Wait for the next answer until the deadline; then stop the child.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    pollfd ready{fds[0], POLLIN, 0};
+    const int polled = left > 0 ? ::poll(&ready, 1, static_cast<int>(left)) : 0;
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) {
+      ::kill(child, SIGKILL);
+      killed = true;
+      break;
+    }
+    if (!receive(fds[0], solution)) break;
     solutions.push_back(std::move(solution));
     solution = MilpSolution{};
   }
@@ -142,6 +169,13 @@ std::vector<MilpSolution> solve_each_isolated(
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   std::string why;
+  if (killed) {
+    while (solutions.size() < count) {
+      solutions.push_back(out_of_time());
+      solutions.back().status = "time limit (CBC overran it and was stopped)";
+    }
+    return solutions;
+  }
   if (WIFSIGNALED(status)) {
     why = "CBC crashed (" + std::string(strsignal(WTERMSIG(status))) +
           "); kept the best solution found before it";

@@ -2,9 +2,11 @@
 // Python has no highspy) and the "auto" portfolio.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "extract/lp_branch_and_bound.h"
 #include "extract/milp_decomposition.h"
@@ -361,17 +363,43 @@ TEST(LpBranching, AgreesWithCbcOnRandomProblems) {
   EXPECT_GT(solved, 100);
 }
 
+// A solver that overruns its limit is stopped: the first answer is kept, the rest say why.
+TEST(MilpSolver, IsolatedBatchStopsASolverThatOverrunsItsLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<MilpSolution> solutions = solve_each_isolated(
+      2,
+      [](std::size_t i) {
+        if (i == 1) std::this_thread::sleep_for(std::chrono::seconds(30));
+        MilpSolution solution;
+        solution.has_solution = true;
+        solution.values = {1};
+        return solution;
+      },
+      0.2);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 5);  // 0.2 s and the grace, not 30 s
+  ASSERT_EQ(solutions.size(), 2u);
+  EXPECT_TRUE(solutions[0].has_solution);
+  EXPECT_FALSE(solutions[1].has_solution);
+  EXPECT_TRUE(solutions[1].stopped_on_limit);
+  EXPECT_NE(solutions[1].status.find("stopped"), std::string::npos) << solutions[1].status;
+}
+
 // Many problems in one child process: a crash loses the problems from the failing one on,
 // never the ones solved before it, and never the caller.
 TEST(MilpSolver, IsolatedBatchKeepsSolutionsBeforeACrash) {
-  const std::vector<MilpSolution> solutions = solve_each_isolated(3, [](std::size_t i) {
-    if (i == 1) std::abort();
-    MilpSolution solution;
-    solution.has_solution = true;
-    solution.values = {static_cast<double>(i)};
-    solution.status = "fine";
-    return solution;
-  });
+  const std::vector<MilpSolution> solutions = solve_each_isolated(
+      3,
+      [](std::size_t i) {
+        if (i == 1) std::abort();
+        MilpSolution solution;
+        solution.has_solution = true;
+        solution.values = {static_cast<double>(i)};
+        solution.status = "fine";
+        return solution;
+      },
+      10);
   ASSERT_EQ(solutions.size(), 3u);
   EXPECT_TRUE(solutions[0].has_solution);
   EXPECT_EQ(solutions[0].status, "fine");
