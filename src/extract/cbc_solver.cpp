@@ -172,15 +172,7 @@ MilpSolution solve_plain_then_full(const MilpProblem& problem, const MilpSetting
   }
   MilpSolution full =
       solve_in_process(problem, rest, plain.has_solution ? plain.values : warm_start, false);
-  if (!full.has_solution && plain.has_solution) {
-    full.has_solution = true;
-    full.values = std::move(plain.values);
-    full.objective = plain.objective;
-  }
-  if (plain.stopped_on_limit && std::isfinite(plain.bound)) {
-    full.bound = std::max(full.bound, plain.bound);
-  }
-  return full;
+  return continued(std::move(plain), std::move(full));
 }
 
 }  // namespace

@@ -122,8 +122,9 @@ std::vector<ExclusiveParents> exclusive_parent_rows(const ExtractionGraph& graph
 
   std::vector<ExclusiveParents> rows;
   std::vector<Owners> owners;
-  std::set<std::vector<NodeIndex>> written;
+  std::set<std::vector<NodeIndex>> written;  // this class's rows so far
   for (ClassIndex d : order) {
+    written.clear();
     const std::vector<NodeIndex>& users = parents[d];
     if (users.size() < 2 || users.size() > limits.max_parents) continue;
     owners.assign(users.size(), {});
@@ -153,9 +154,7 @@ std::vector<ExclusiveParents> exclusive_parent_rows(const ExtractionGraph& graph
       ExclusiveParents row{d, {}};
       for (std::size_t member : clique) row.users.push_back(users[member]);
       std::sort(row.users.begin(), row.users.end());
-      std::vector<NodeIndex> key = row.users;
-      key.push_back(static_cast<NodeIndex>(d));
-      if (!written.insert(std::move(key)).second) continue;
+      if (!written.insert(row.users).second) continue;
       rows.push_back(std::move(row));
       if (rows.size() >= limits.max_rows) return rows;
     }

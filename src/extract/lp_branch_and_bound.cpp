@@ -10,9 +10,6 @@
 namespace saturate::extract {
 namespace {
 
-// How far an LP value may be from an integer, or a row from its bound, and still count as on it.
-constexpr double kTolerance = 1e-7;
-
 // One open node: the integer columns fixed on the way down from the root, in order.
 using Fixings = std::vector<std::pair<int, double>>;
 
@@ -29,7 +26,7 @@ std::optional<MilpSolution> solve_by_lp_branching(const MilpProblem& problem,
   }
   MilpSolution best;
   double incumbent = std::numeric_limits<double>::infinity();
-  if (satisfies(problem, warm_start, kTolerance)) {
+  if (satisfies(problem, warm_start, kLpTolerance)) {
     best.values = warm_start;
     incumbent = objective_of(problem, warm_start);
   }
@@ -66,7 +63,7 @@ std::optional<MilpSolution> solve_by_lp_branching(const MilpProblem& problem,
       return std::nullopt;  // numerical trouble: leave it to a MILP solver
     }
     const double bound = relaxation.objective();
-    if (bound >= incumbent - kTolerance * std::max(1.0, std::abs(incumbent))) continue;
+    if (bound >= incumbent - kLpTolerance * std::max(1.0, std::abs(incumbent))) continue;
     std::vector<double> values = relaxation.values();
     // Branch where the most cost hangs in the balance: fractionality times |cost| (a node's
     // cost; class columns cost nothing and are decided through their nodes). Against the most
@@ -76,18 +73,16 @@ std::optional<MilpSolution> solve_by_lp_branching(const MilpProblem& problem,
     for (int column = 0; column < columns; ++column) {
       if (!problem.columns[column].integer) continue;
       const double distance = std::abs(values[column] - std::round(values[column]));
-      if (distance <= kTolerance) continue;
-      const double score = distance * (kTolerance + std::abs(problem.columns[column].objective));
+      if (distance <= kLpTolerance) continue;
+      const double score = distance * (kLpTolerance + std::abs(problem.columns[column].objective));
       if (score > best_score) {
         best_score = score;
         branch = column;
       }
     }
     if (branch < 0) {
-      for (int column = 0; column < columns; ++column) {
-        if (problem.columns[column].integer) values[column] = std::round(values[column]);
-      }
-      if (!satisfies(problem, values, kTolerance)) return std::nullopt;
+      round_integer_columns(problem, values);  // integral: no column was fractional
+      if (!satisfies(problem, values, kLpTolerance)) return std::nullopt;
       incumbent = objective_of(problem, values);
       best.values = std::move(values);
       continue;

@@ -16,8 +16,6 @@ namespace {
 
 constexpr double kInfiniteBound = 1e29;  // bounds beyond this are absent (the models use 1e30)
 constexpr double kFeasibilityTolerance = 1e-9;
-// How far an LP value may be from an integer, or a row from its bound, and still count as on it.
-constexpr double kLpTolerance = 1e-7;
 // Larger parts go straight to the MILP solver, which solves the same LP first anyway: Clp's dual
 // simplex without presolve took 21 s on a 43,695-column part (ResNeXt-50 at k_multi 3) and did
 // not stop at its time limit.
@@ -83,13 +81,7 @@ std::optional<MilpSolution> solve_by_relaxation(const MilpProblem& problem,
   const double tolerance = kLpTolerance * std::max(1.0, std::abs(bound));
   MilpSolution solution;
   solution.values = relaxation.values();
-  bool integral = true;
-  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
-    if (!problem.columns[column].integer) continue;
-    const double rounded = std::round(solution.values[column]);
-    if (std::abs(solution.values[column] - rounded) > kLpTolerance) integral = false;
-    solution.values[column] = rounded;
-  }
+  const bool integral = round_integer_columns(problem, solution.values);
   // An integral LP optimum is the MILP's; so is a warm start whose cost the LP bound reaches.
   if (!integral || !satisfies(problem, solution.values, kLpTolerance) ||
       objective_of(problem, solution.values) > bound + tolerance) {
@@ -209,29 +201,25 @@ MilpSolution DecomposingSolver::solve(const MilpProblem& problem, const MilpSett
   const bool time_for_lp = settle_by_lp_ && seconds_left() > kLeastUsefulSolverSeconds;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     if (same_as[p] != p) continue;
-    std::optional<MilpSolution> by_lp;
-    if (time_for_lp && subproblems[p].columns.size() <= kRelaxationColumns) {
-      by_lp = solve_by_relaxation(subproblems[p], part_starts[p], seconds_left());
+    const std::size_t size = subproblems[p].columns.size();
+    std::optional<MilpSolution> settled;
+    std::size_t* counter = &last_parts_by_lp_;
+    if (time_for_lp && size <= kRelaxationColumns) {
+      settled = solve_by_relaxation(subproblems[p], part_starts[p], seconds_left());
     }
-    if (by_lp && by_lp->proven_infeasible) return *by_lp;
-    if (by_lp) {
-      solved[p] = std::move(*by_lp);
-      ++last_parts_by_lp_;
-      lp_settled_ = true;
+    if (!settled && time_for_lp && size <= branching_columns_) {
+      settled = solve_by_lp_branching(subproblems[p], part_starts[p],
+                                      std::min(seconds_left(), kBranchingSeconds), kBranchingNodes);
+      counter = &last_parts_by_branching_;
+    }
+    if (!settled) {
+      open.push_back(p);
       continue;
     }
-    if (time_for_lp && subproblems[p].columns.size() <= branching_columns_) {
-      by_lp = solve_by_lp_branching(subproblems[p], part_starts[p],
-                                    std::min(seconds_left(), kBranchingSeconds), kBranchingNodes);
-    }
-    if (by_lp && by_lp->proven_infeasible) return *by_lp;
-    if (by_lp) {
-      solved[p] = std::move(*by_lp);
-      ++last_parts_by_branching_;
-      lp_settled_ = true;
-    } else {
-      open.push_back(p);
-    }
+    if (settled->proven_infeasible) return *settled;
+    solved[p] = std::move(*settled);
+    ++*counter;
+    lp_settled_ = true;
   }
 
   // The open parts go to the solver together (one process for all, with CBC), each alone.

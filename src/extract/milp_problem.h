@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
@@ -57,6 +59,38 @@ struct MilpSolution {
   bool stopped_on_limit = false;
   std::string status;  // in words
 };
+
+// How far an LP value may be from an integer, or a row activity from its bound, and still count
+// as on it (the in-process LP checks: decomposition and branching).
+inline constexpr double kLpTolerance = 1e-7;
+
+// Rounds the integer columns of `values` in place; false when one was further than
+// kLpTolerance from its integer.
+inline bool round_integer_columns(const MilpProblem& problem, std::vector<double>& values) {
+  bool integral = true;
+  for (std::size_t column = 0; column < problem.columns.size(); ++column) {
+    if (!problem.columns[column].integer) continue;
+    const double rounded = std::round(values[column]);
+    if (std::abs(values[column] - rounded) > kLpTolerance) integral = false;
+    values[column] = rounded;
+  }
+  return integral;
+}
+
+// The result of a second solver run that continued a first one from its incumbent: the
+// second's, keeping the first's incumbent when the second found none, and the first's bound
+// when that one stopped on its limit with a bound (a failed run has none).
+inline MilpSolution continued(MilpSolution first, MilpSolution second) {
+  if (!second.has_solution && first.has_solution) {
+    second.has_solution = true;
+    second.values = std::move(first.values);
+    second.objective = first.objective;
+  }
+  if (first.stopped_on_limit && std::isfinite(first.bound)) {
+    second.bound = std::max(second.bound, first.bound);
+  }
+  return second;
+}
 
 // objective . values.
 inline double objective_of(const MilpProblem& problem, const std::vector<double>& values) {

@@ -72,17 +72,7 @@ class PortfolioSolver : public MilpSolver {
     std::vector<MilpSolution> next = second->solve_each(open_problems, rest, open_starts);
     note(second->name());
     for (std::size_t j = 0; j < open.size(); ++j) {
-      MilpSolution& cbc = solutions[open[j]];
-      if (!next[j].has_solution && cbc.has_solution) {
-        next[j].has_solution = true;  // keep CBC's incumbent
-        next[j].values = std::move(cbc.values);
-        next[j].objective = cbc.objective;
-      }
-      // CBC's bound counts only from a run that stopped on its limit (a crashed child has none).
-      if (cbc.stopped_on_limit && std::isfinite(cbc.bound)) {
-        next[j].bound = std::max(next[j].bound, cbc.bound);
-      }
-      cbc = std::move(next[j]);
+      solutions[open[j]] = continued(std::move(solutions[open[j]]), std::move(next[j]));
     }
     return solutions;
   }
