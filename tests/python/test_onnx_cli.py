@@ -92,16 +92,21 @@ def test_conv_relu_with_explicit_pads(saturate, tmp_path):
     assert op_types(optimized).count("Conv") == 2
 
 
-def test_two_matmuls_sharing_an_input(saturate, tmp_path):
+def matmuls_sharing_an_input(rows, inner, outer, activations):
+    """x [rows, inner] times two weights [inner, outer], each product through its activation."""
+    first, second = activations
     nodes = [
         helper.make_node("MatMul", ["x", "wa"], ["a"]),
         helper.make_node("MatMul", ["x", "wb"], ["b"]),
-        helper.make_node("Relu", ["a"], ["ya"]),
-        helper.make_node("Tanh", ["b"], ["yb"]),
+        helper.make_node(first, ["a"], ["ya"]),
+        helper.make_node(second, ["b"], ["yb"]),
     ]
-    model = make_model(nodes, [("x", [8, 16])], [("ya", [8, 32]), ("yb", [8, 32])],
-                       [weight("wa", 16, 32), weight("wb", 16, 32)])
-    optimize_and_compare(saturate, tmp_path, model)
+    return make_model(nodes, [("x", [rows, inner])], [("ya", [rows, outer]), ("yb", [rows, outer])],
+                      [weight("wa", inner, outer), weight("wb", inner, outer)])
+
+
+def test_two_matmuls_sharing_an_input(saturate, tmp_path):
+    optimize_and_compare(saturate, tmp_path, matmuls_sharing_an_input(8, 16, 32, ("Relu", "Tanh")))
 
 
 def test_unknown_operator_stays_opaque(saturate, tmp_path):
@@ -307,14 +312,7 @@ def test_show_and_sxp_output_from_onnx(saturate, tmp_path):
 
 
 def test_latency_check_keeps_the_faster_model(saturate, tmp_path):
-    nodes = [
-        helper.make_node("MatMul", ["x", "wa"], ["a"]),
-        helper.make_node("MatMul", ["x", "wb"], ["b"]),
-        helper.make_node("Relu", ["a"], ["ya"]),
-        helper.make_node("Relu", ["b"], ["yb"]),
-    ]
-    model = make_model(nodes, [("x", [8, 64])], [("ya", [8, 64]), ("yb", [8, 64])],
-                       [weight("wa", 64, 64), weight("wb", 64, 64)])
+    model = matmuls_sharing_an_input(8, 64, 64, ("Relu", "Relu"))
     source, output, report_path = tmp_path / "m.onnx", tmp_path / "o.onnx", tmp_path / "r.json"
     onnx.save(model, source)
     result = saturate("optimize", source, "-o", output, "--json", report_path,
