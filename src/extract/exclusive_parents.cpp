@@ -1,9 +1,10 @@
 #include "extract/exclusive_parents.h"
 
 #include <algorithm>
-#include <iterator>
 #include <set>
 #include <utility>
+
+#include "extract/sorted_set.h"
 
 namespace saturate::extract {
 namespace {
@@ -103,10 +104,7 @@ std::vector<ExclusiveParents> exclusive_parent_rows(const ExtractionGraph& graph
           next.swap(with_parent);
           first = false;
         } else {
-          scratch.clear();
-          std::set_intersection(next.begin(), next.end(), with_parent.begin(), with_parent.end(),
-                                std::back_inserter(scratch));
-          next.swap(scratch);
+          intersect_with(next, with_parent, scratch);
         }
       }
       if (first) continue;  // no parent known yet

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "extract/exclusive_parents.h"
+#include "extract/sorted_set.h"
 
 namespace saturate::extract {
 
@@ -65,11 +66,7 @@ ExtractionModel::ExtractionModel(const ExtractionGraph& graph, const ReducedProb
     // Without must-sets: child classes every candidate needs get one row for the class.
     shared = problem.child_classes[candidates.front()];
     for (NodeIndex n : candidates) {
-      scratch.clear();
-      const auto& children = problem.child_classes[n];
-      std::set_intersection(shared.begin(), shared.end(), children.begin(), children.end(),
-                            std::back_inserter(scratch));
-      shared.swap(scratch);
+      intersect_with(shared, problem.child_classes[n], scratch);
     }
     for (ClassIndex d : shared) {
       if (problem.mandatory[d]) continue;  // a_d = 1

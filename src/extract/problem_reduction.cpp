@@ -10,6 +10,7 @@
 
 #include "extract/cycle_check.h"
 #include "extract/extraction_index.h"
+#include "extract/sorted_set.h"
 
 namespace saturate::extract {
 
@@ -400,10 +401,7 @@ void Reducer::find_mandatory_classes() {
         shared = children;
         first = false;
       } else {
-        scratch.clear();
-        std::set_intersection(shared.begin(), shared.end(), children.begin(), children.end(),
-                              std::back_inserter(scratch));
-        shared.swap(scratch);
+        intersect_with(shared, children, scratch);
       }
     }
     if (first) continue;  // no alive node: the root is infeasible, reported in finish()
