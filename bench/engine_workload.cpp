@@ -3,6 +3,7 @@
 // other half of the comparison, egglog, runs the same workload from bench/engine.py.
 //
 //   build/bin/engine_bench --workload W.txt --iter-limit 8 [--node-limit N] [--scheduler simple]
+//                          [--search incremental|full]
 //
 // Workload file, one item a line ('#' starts a comment):
 //   rule NAME LHS => RHS      an unconditional rewrite in egg's syntax, e.g. (+ ?a ?b) => (+ ?b ?a)
@@ -153,6 +154,11 @@ int main(int argc, char** argv) {
   app.add_option("--iter-limit", iter_limit, "Iteration limit");
   app.add_option("--node-limit", node_limit, "E-node limit (default: none)");
   app.add_option("--time-limit", time_limit, "Time limit (s)");
+  std::string search = "incremental";
+  app.add_option("--search", search,
+                 "incremental: after a rule's first search only matches new since its last "
+                 "(semi-naive, as egglog); full: every match every iteration (as egg)")
+      ->check(CLI::IsMember({"incremental", "full"}));
   app.add_option("--scheduler", scheduler, "simple: every match; backoff: egg's BackoffScheduler")
       ->check(CLI::IsMember({"simple", "backoff"}));
   CLI11_PARSE(app, argc, argv);
@@ -165,6 +171,7 @@ int main(int argc, char** argv) {
         .with_node_limit(node_limit)
         .with_time_limit(std::chrono::duration<double>(time_limit));
     if (scheduler == "simple") runner.with_scheduler(std::make_unique<SimpleScheduler>());
+    runner.with_incremental_search(search == "incremental");
 
     Clock::time_point start = Clock::now();
     for (const std::string& text : workload.terms) runner.add_term(Term<MathOp>::parse(text));
@@ -185,7 +192,8 @@ int main(int argc, char** argv) {
 
     std::ostringstream out;
     out.precision(9);
-    out << "{\"engine\": \"saturate\", \"scheduler\": \"" << scheduler << "\""
+    out << "{\"engine\": \"saturate\", \"scheduler\": \"" << scheduler << "\", \"search\": \""
+        << search << "\""
         << ", \"rules\": " << workload.rules.size() << ", \"terms\": " << workload.terms.size()
         << ", \"iterations\": " << report.iterations << ", \"stop_reason\": \""
         << (report.stop_reason ? report.stop_reason->kind_name() : std::string("none")) << "\""

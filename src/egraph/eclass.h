@@ -7,6 +7,18 @@
 
 namespace saturate::egraph {
 
+// Generations (EGraph::generation) that say how old an e-node is, for incremental e-matching:
+//   form    since when a node with these label and children has existed (in this class or in one
+//           merged into it since); a new node, or a child merged away, renews it;
+//   placed  since when the node has been in the class with this id; merging its class away
+//           renews it too (placed >= form).
+// A match whose root node's form and other nodes' places are all at most g existed, rooted in a
+// class merged into the same one since, when the e-graph was at generation g.
+struct NodeStamp {
+  std::uint32_t form = 0;
+  std::uint32_t placed = 0;
+};
+
 // One equivalence class of e-nodes and its analysis data.
 template <Operator Op, typename Data>
 struct EClass {
@@ -18,6 +30,8 @@ struct EClass {
   // Ids of the e-nodes that have this class as a child. A node id is the id of the class its add
   // created (see EGraph); rebuild re-canonicalizes these nodes when this class is merged away.
   std::vector<std::uint32_t> parents;
+  // stamps[i]: when nodes[i] took its present form and place (see NodeStamp).
+  std::vector<NodeStamp> stamps;
 
   std::size_t size() const { return nodes.size(); }
 };

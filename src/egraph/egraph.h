@@ -94,6 +94,16 @@ class EGraph {
     return ids.back();
   }
 
+  // The stamp of a canonical node of class `id` (EClass::stamps); the e-graph must be clean.
+  // Throws saturate::Error if the class has no such node.
+  NodeStamp stamp_of(EClassId id, const Node& node) const {
+    const Class& eclass = classes_[find(id).index()];
+    auto it = std::lower_bound(eclass.nodes.begin(), eclass.nodes.end(), node);
+    if (it == eclass.nodes.end() || !(*it == node))
+      throw Error("EGraph::stamp_of: e" + std::to_string(id.value()) + " has no such node");
+    return eclass.stamps[static_cast<std::size_t>(it - eclass.nodes.begin())];
+  }
+
   EClassId find(EClassId id) const { return union_find_.find(id); }
   bool equivalent(EClassId a, EClassId b) const { return find(a) == find(b); }
 
@@ -115,6 +125,9 @@ class EGraph {
     if (changed.from_changed) queue_analysis(from.parents);
     into.nodes.insert(into.nodes.end(), std::make_move_iterator(from.nodes.begin()),
                       std::make_move_iterator(from.nodes.end()));
+    // The moved nodes are in a class with another id now.
+    for (NodeStamp stamp : from.stamps)
+      into.stamps.push_back(NodeStamp{stamp.form, next_generation()});
     into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
     touched_classes_.push_back(a);
     --class_count_;
@@ -134,6 +147,9 @@ class EGraph {
   }
 
   bool is_clean() const { return clean_; }
+  // The number of rebuilds so far. A clean e-graph at generation g holds exactly the nodes
+  // stamped at most g (EClass::stamps); a change made now is stamped g + 1.
+  std::uint32_t generation() const { return static_cast<std::uint32_t>(rebuild_count_); }
 
   const Class& eclass(EClassId id) const { return classes_[find(id).index()]; }
   const Class& operator[](EClassId id) const { return eclass(id); }
@@ -239,7 +255,11 @@ class EGraph {
     nodes_.push_back(node);
     analysis_queued_.push_back(false);
     memo_.try_insert(node, id);
-    classes_.push_back(Class{id, {std::move(node)}, std::move(data), {}});
+    classes_.push_back(Class{id,
+                             {std::move(node)},
+                             std::move(data),
+                             {},
+                             {NodeStamp{next_generation(), next_generation()}}});
     touched_classes_.push_back(id);
     ++class_count_;
     ++node_count_;
@@ -247,6 +267,8 @@ class EGraph {
     modify(id);
     return find(id);
   }
+
+  std::uint32_t next_generation() const { return generation() + 1; }
 
   void modify(EClassId id) {
     if constexpr (requires { analysis_.modify(*this, id); }) analysis_.modify(*this, id);
@@ -302,9 +324,7 @@ class EGraph {
     for (EClassId id : touched_classes_) {
       Class& eclass = classes_[id.index()];
       std::size_t before = eclass.nodes.size();
-      for (Node& node : eclass.nodes) canonicalize(node);
-      std::sort(eclass.nodes.begin(), eclass.nodes.end());
-      eclass.nodes.erase(std::unique(eclass.nodes.begin(), eclass.nodes.end()), eclass.nodes.end());
+      canonicalize_sort_dedup(eclass);
       node_count_ -= before - eclass.nodes.size();
       std::sort(eclass.parents.begin(), eclass.parents.end());
       eclass.parents.erase(std::unique(eclass.parents.begin(), eclass.parents.end()),
@@ -340,6 +360,41 @@ class EGraph {
     touched_ops_.clear();
   }
 
+  // Canonicalizes a class's nodes (stamping the ones that change), sorts them and drops
+  // duplicates, keeping the oldest stamps of equal nodes: each copy's stamps were true of it.
+  void canonicalize_sort_dedup(Class& eclass) {
+    std::uint32_t now = next_generation();
+    std::vector<std::pair<Node, NodeStamp>>& scratch = stamped_scratch_;
+    scratch.clear();
+    scratch.reserve(eclass.nodes.size());
+    for (std::size_t i = 0; i < eclass.nodes.size(); ++i) {
+      Node& node = eclass.nodes[i];
+      NodeStamp stamp = eclass.stamps[i];
+      for (EClassId& child : node.children) {
+        EClassId canonical = union_find_.find_compress(child);
+        if (canonical != child) {
+          child = canonical;
+          stamp = NodeStamp{now, now};
+        }
+      }
+      scratch.emplace_back(std::move(node), stamp);
+    }
+    std::sort(scratch.begin(), scratch.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    eclass.nodes.clear();
+    eclass.stamps.clear();
+    for (auto& [node, stamp] : scratch) {
+      if (!eclass.nodes.empty() && eclass.nodes.back() == node) {
+        NodeStamp& kept = eclass.stamps.back();
+        kept.form = std::min(kept.form, stamp.form);
+        kept.placed = std::min(kept.placed, stamp.placed);
+        continue;
+      }
+      eclass.nodes.push_back(std::move(node));
+      eclass.stamps.push_back(stamp);
+    }
+  }
+
   // Drops stale keys (nodes whose children were merged away), which the insert-only map keeps.
   void rebuild_memo() {
     memo_.clear();
@@ -360,6 +415,7 @@ class EGraph {
   std::vector<EClassId> op_stamp_;  // scratch for rebuild_classes: last class listed per op
   std::vector<bool> op_touched_;
   std::vector<std::uint32_t> touched_ops_;
+  std::vector<std::pair<Node, NodeStamp>> stamped_scratch_;  // for canonicalize_sort_dedup
   std::size_t class_count_ = 0;
   std::size_t node_count_ = 0;
   std::size_t rebuild_count_ = 0;

@@ -60,11 +60,24 @@ class Program {
 
   // Calls yield(const Subst&) for each match rooted in `eclass`; yield returns false to stop
   // the search, and then so does run(). The e-graph must be clean.
+  //
+  // With `since` > 0, only the matches new since generation `since`: those whose root node's form
+  // or another node's place is stamped later (NodeStamp). The others were all there, and found,
+  // when the e-graph was at that generation. This is semi-naive evaluation; it needs
+  // uses_nodes().
   template <typename Graph, typename Yield>
-  bool run(const Graph& egraph, EClassId eclass, State& state, Yield&& yield) const {
+  bool run(const Graph& egraph, EClassId eclass, State& state, Yield&& yield,
+           std::uint32_t since = 0) const {
     state.registers.resize(register_count_);
     state.registers[0] = egraph.find(eclass);
-    return step(0, egraph, state, yield);
+    return step(0, egraph, state, yield, since, since == 0);
+  }
+
+  // Whether a match involves at least one e-node (a bind or a lookup), which is what makes
+  // run(..., since) meaningful; a pattern that is a bare variable matches classes, not nodes.
+  bool uses_nodes() const {
+    return std::any_of(instructions_.begin(), instructions_.end(),
+                       [](const Instruction& i) { return i.kind != Kind::Compare; });
   }
 
   const std::vector<Instruction>& instructions() const { return instructions_; }
@@ -96,8 +109,10 @@ class Program {
   }
 
  private:
+  // `fresh`: the nodes bound so far make the match new since generation `since`.
   template <typename Graph, typename Yield>
-  bool step(std::size_t pc, const Graph& egraph, State& state, Yield& yield) const {
+  bool step(std::size_t pc, const Graph& egraph, State& state, Yield& yield, std::uint32_t since,
+            bool fresh) const {
     for (; pc < instructions_.size(); ++pc) {
       const Instruction& instruction = instructions_[pc];
       switch (instruction.kind) {
@@ -115,7 +130,10 @@ class Program {
             if (filter && !filter(eclass.id, *it)) continue;
             std::copy(it->children.begin(), it->children.end(),
                       state.registers.begin() + instruction.out);
-            if (!step(pc + 1, egraph, state, yield)) return false;
+            // The root node counts by its form: moved into this class, it matched in its old one.
+            const NodeStamp& stamp = eclass.stamps[static_cast<std::size_t>(it - nodes.begin())];
+            bool now_fresh = fresh || (instruction.in == 0 ? stamp.form : stamp.placed) > since;
+            if (!step(pc + 1, egraph, state, yield, since, now_fresh)) return false;
           }
           return true;
         }
@@ -135,6 +153,7 @@ class Program {
             for (EClassId& child : node.children) child = state.lookup[child.index()];
             auto found = egraph.lookup(node);
             if (!found || !egraph.is_visible(*found, node)) return true;
+            if (!fresh && egraph.stamp_of(*found, node).placed > since) fresh = true;
             state.lookup.push_back(*found);
           }
           if (state.lookup.back() != egraph.find(state.registers[instruction.in])) return true;
@@ -142,6 +161,7 @@ class Program {
         }
       }
     }
+    if (!fresh) return true;
     Subst subst;
     for (std::size_t i = 0; i < vars_.size(); ++i) {
       subst.insert(vars_[i], egraph.find(state.registers[var_registers_[i]]));

@@ -46,15 +46,23 @@ class Pattern {
   // In order of first appearance in ast(); every Subst from search() lists them in this order.
   const std::vector<Var>& vars() const { return vars_; }
   bool is_ground() const { return vars_.empty(); }
+  // Whether search(egraph, limit, since) may skip old matches: the pattern has variables (a
+  // ground pattern is one hash-cons lookup anyway) and is not a bare variable.
+  bool supports_incremental_search() const { return !is_ground() && program_.uses_nodes(); }
   const Program<Op>& program() const { return program_; }
   std::string to_string() const { return ast_.to_string(); }
 
   // Matches in every class, at most `limit` substitutions in all. Only the classes that contain
   // the root's operator are visited (EGraph::classes_with_op); a variable root visits all.
+  // With `since` > 0 (only if supports_incremental_search()), only the matches that use a node
+  // stamped after generation `since` (Program::run).
   template <typename Graph>
-  std::vector<SearchMatches> search(const Graph& egraph, std::size_t limit = kNoLimit) const {
+  std::vector<SearchMatches> search(const Graph& egraph, std::size_t limit = kNoLimit,
+                                    std::uint32_t since = 0) const {
     std::vector<SearchMatches> results;
     if (limit == 0) return results;
+    if (since > 0 && !supports_incremental_search())
+      throw Error("pattern " + to_string() + " cannot be searched incrementally");
     if (is_ground()) {
       if (std::optional<EClassId> id = lookup_ground(egraph))
         results.push_back(SearchMatches{*id, {Subst{}}});
@@ -64,10 +72,13 @@ class Pattern {
     std::size_t total = 0;
     auto visit = [&](EClassId id) {
       SearchMatches matches{id, {}};
-      program_.run(egraph, id, state, [&](const Subst& subst) {
-        matches.substs.push_back(subst);
-        return ++total < limit;
-      });
+      program_.run(
+          egraph, id, state,
+          [&](const Subst& subst) {
+            matches.substs.push_back(subst);
+            return ++total < limit;
+          },
+          since);
       if (!matches.substs.empty()) results.push_back(std::move(matches));
       return total < limit;
     };

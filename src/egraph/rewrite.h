@@ -131,14 +131,28 @@ class Rewrite {
     return search(cache, limit);
   }
 
+  // Whether search(cache, limit, since) may skip the matches that are not new since a
+  // generation, and skipping them is exact: one source pattern that e-matches nodes, and
+  // pattern appliers, so a match applied once with its condition holding is a no-op ever after
+  // (its right-hand side is already in the class). A custom searcher or applier may not be.
+  bool supports_incremental_search() const {
+    return !search_function_ && !apply_function_ && !is_multi_pattern() &&
+           searchers_[0].supports_incremental_search();
+  }
+
   // At most `limit` matches. Each source pattern is searched through the cache in canonical
-  // form; multi-pattern matches are joined on their shared variables (join_matches).
-  std::vector<Match> search(PatternSearchCache<Graph>& cache, std::size_t limit) const {
+  // form; multi-pattern matches are joined on their shared variables (join_matches). With
+  // `since` > 0 (only if supports_incremental_search()), only the matches that use a node
+  // stamped after that generation.
+  std::vector<Match> search(PatternSearchCache<Graph>& cache, std::size_t limit,
+                            std::uint32_t since = 0) const {
     std::vector<Match> matches;
     if (limit == 0) return matches;
+    if (since > 0 && !supports_incremental_search())
+      throw Error("rewrite '" + name_ + "' cannot be searched incrementally");
     if (search_function_) return search_function_(cache.egraph(), limit);
     if (!is_multi_pattern()) {
-      for (const SearchMatches& found : cache.search(canonical_[0], limit)) {
+      for (const SearchMatches& found : cache.search(canonical_[0], limit, since)) {
         for (const Subst& subst : found.substs) {
           if (matches.size() >= limit) return matches;
           matches.push_back(Match{{found.eclass}, original_names(0, subst), nullptr});
@@ -160,16 +174,26 @@ class Rewrite {
     return join_matches(per_pattern, limit, order);
   }
 
+  struct Applied {
+    bool condition_held = true;
+    std::size_t merges = 0;  // merges that changed the e-graph
+  };
+
   // Applies one match if the condition allows; returns how many merges changed the e-graph.
   std::size_t apply(Graph& egraph, const Match& match) const {
-    if (condition_ && !condition_(egraph, match)) return 0;
-    if (apply_function_) return apply_function_(egraph, match);
+    return try_apply(egraph, match).merges;
+  }
+
+  // apply(), also telling whether the condition held (a match it held back may pass later).
+  Applied try_apply(Graph& egraph, const Match& match) const {
+    if (condition_ && !condition_(egraph, match)) return Applied{false, 0};
+    if (apply_function_) return Applied{true, apply_function_(egraph, match)};
     std::size_t changed = 0;
     for (std::size_t i = 0; i < appliers_.size(); ++i) {
       EClassId id = appliers_[i].instantiate(egraph, match.subst);
       if (egraph.merge(id, match.roots[i])) ++changed;
     }
-    return changed;
+    return Applied{true, changed};
   }
 
  private:

@@ -24,6 +24,7 @@ nlohmann::json iteration_json(const Iteration& iteration) {
                      {"matches", rule.matches},
                      {"applied", rule.applied},
                      {"filtered", rule.filtered},
+                     {"incremental", rule.incremental},
                      {"banned", rule.banned}});
   }
   return {{"index", iteration.index},

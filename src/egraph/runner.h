@@ -81,6 +81,18 @@ class Runner {
     iteration_end_hooks_.push_back(std::move(hook));
     return *this;
   }
+  // Semi-naive evaluation, as egglog does it: a rule whose every match was applied at generation
+  // g (EGraph::generation) is searched afterwards only for matches that use a node stamped after
+  // g. The old matches would be no-ops (their right-hand sides are already merged), so the
+  // e-graph grows exactly as without it; the searches and the apply phase get cheaper. Used only
+  // where that is exact (Rewrite::supports_incremental_search, no node filter on the e-graph);
+  // a rule with a match that a filter, its condition, the scheduler or a limit held back keeps
+  // its old generation, so those matches are found again. Default: off.
+  Runner& with_incremental_search(bool on = true) {
+    incremental_search_ = on;
+    return *this;
+  }
+
   Runner& with_match_filter(MatchFilter filter) {
     match_filters_.push_back(std::move(filter));
     return *this;
@@ -110,6 +122,8 @@ class Runner {
       started_ = true;
     }
     scheduler_->start(names);
+    // Generations are per rule list: another run() may bring other rules.
+    applied_through_.assign(rules.size(), 0);
     egraph.rebuild();
     stop_reason = check_limits(iterations.size());
     if (stop_reason) return *this;
@@ -194,18 +208,24 @@ class Runner {
     Clock::time_point search_start = Clock::now();
     std::vector<std::vector<Match>> matches(rules.size());
     std::vector<std::size_t> stats_of(rules.size(), kNoLimit);
+    // Per rule: whether applying every match found now settles the rule through this generation.
+    std::vector<bool> may_advance(rules.size(), false);
+    const std::uint32_t generation = egraph.generation();
     if (go_on) {
       PatternSearchCache<Graph> cache(egraph);
       for (std::size_t r = 0; r < rules.size(); ++r) {
         if (rules[r].is_multi_pattern() && i >= multi_pattern_iteration_limit_) continue;
         std::size_t limit = scheduler_->search_limit(r, i);
         if (limit == 0) continue;
-        std::vector<Match> found = rules[r].search(cache, limit);
+        bool incremental = can_search_incrementally(rules[r]);
+        std::uint32_t since = incremental ? applied_through_[r] : 0;
+        std::vector<Match> found = rules[r].search(cache, limit, since);
         bool accepted = scheduler_->accept_matches(r, i, found.size());
+        may_advance[r] = incremental && accepted && found.size() < limit;
         if (!found.empty() || !accepted) {
           stats_of[r] = iteration.rules.size();
           iteration.rules.push_back(
-              RuleIterationStats{rules[r].name(), found.size(), 0, 0, !accepted});
+              RuleIterationStats{rules[r].name(), found.size(), 0, 0, since > 0, !accepted});
         }
         if (accepted) matches[r] = std::move(found);
         if ((iteration.stop_reason = check_limits(i))) break;
@@ -220,18 +240,27 @@ class Runner {
       for (std::size_t r = 0; r < rules.size() && !iteration.stop_reason; ++r) {
         std::size_t applied = 0;
         std::size_t filtered = 0;
+        std::size_t held_back = 0;  // by the rule's condition
         std::size_t since_check = 0;
+        bool all_tried = true;
         for (const Match& match : matches[r]) {
           if (!passes_filters(rules[r], match)) {
             ++filtered;
             continue;
           }
-          applied += rules[r].apply(egraph, match);
+          typename Rule::Applied outcome = rules[r].try_apply(egraph, match);
+          applied += outcome.merges;
+          if (!outcome.condition_held) ++held_back;
           if (++since_check == 64) {
             since_check = 0;
-            if ((iteration.stop_reason = check_limits(i))) break;
+            if ((iteration.stop_reason = check_limits(i))) {
+              all_tried = false;
+              break;
+            }
           }
         }
+        if (may_advance[r] && all_tried && filtered == 0 && held_back == 0)
+          applied_through_[r] = generation;
         if (!iteration.stop_reason) iteration.stop_reason = check_limits(i);
         if (stats_of[r] != kNoLimit) {
           iteration.rules[stats_of[r]].applied = applied;
@@ -261,6 +290,10 @@ class Runner {
     return iteration;
   }
 
+  bool can_search_incrementally(const Rule& rule) const {
+    return incremental_search_ && rule.supports_incremental_search() && !egraph.node_filter();
+  }
+
   bool passes_filters(const Rule& rule, const Match& match) const {
     for (const MatchFilter& filter : match_filters_) {
       if (!filter(egraph, rule, match)) return false;
@@ -276,6 +309,10 @@ class Runner {
   std::vector<Hook> hooks_;
   std::vector<Hook> iteration_end_hooks_;
   std::vector<MatchFilter> match_filters_;
+  bool incremental_search_ = false;
+  // Per rule of the current run(): every match made of nodes stamped at most this generation
+  // has been applied (0: none yet).
+  std::vector<std::uint32_t> applied_through_;
   Clock::time_point start_time_;
   bool started_ = false;
 };

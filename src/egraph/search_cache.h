@@ -23,12 +23,14 @@ class PatternSearchCache {
 
   // The matches of `pattern`, with variables named as in the canonical pattern. Searched with
   // `limit` on first use; a later call with a larger limit searches again only if the first
-  // search was cut short. May hold more than `limit` substitutions; callers truncate.
-  const std::vector<SearchMatches>& search(const CanonicalPattern<Op>& pattern, std::size_t limit) {
-    auto [it, inserted] = entries_.try_emplace(pattern.key);
+  // search was cut short. May hold more than `limit` substitutions; callers truncate. With
+  // `since` > 0, only the matches new since that generation (Pattern::search).
+  const std::vector<SearchMatches>& search(const CanonicalPattern<Op>& pattern, std::size_t limit,
+                                           std::uint32_t since = 0) {
+    auto [it, inserted] = entries_.try_emplace(pattern.key + "@" + std::to_string(since));
     Entry& entry = it->second;
     if (inserted || (!entry.complete && limit > entry.limit)) {
-      entry.matches = pattern.pattern.search(egraph_, limit);
+      entry.matches = pattern.pattern.search(egraph_, limit, since);
       std::size_t found = 0;
       for (const SearchMatches& matches : entry.matches) found += matches.substs.size();
       entry.limit = limit;
