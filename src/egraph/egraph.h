@@ -61,7 +61,9 @@ class EGraph {
       }
     }
     canonicalize(node);
-    if (const EClassId* existing = memo_.find(node)) return find(*existing);
+    // One probe: the node is registered under the id its class will get if it is new.
+    EClassId next_id(static_cast<std::uint32_t>(union_find_.size()));
+    if (std::optional<EClassId> existing = memo_.try_insert(node, next_id)) return find(*existing);
     return make_class(std::move(node));
   }
 
@@ -241,6 +243,7 @@ class EGraph {
     for (EClassId& child : node.children) child = union_find_.find_compress(child);
   }
 
+  // The caller has put the node in the hash-cons under the id this returns.
   EClassId make_class(Node node) {
     EClassId id = union_find_.make_set();
     for (std::size_t i = 0; i < node.children.size(); ++i) {
@@ -254,7 +257,6 @@ class EGraph {
     Data data = analysis_.make(*this, node);
     nodes_.push_back(node);
     analysis_queued_.push_back(false);
-    memo_.try_insert(node, id);
     classes_.push_back(Class{id,
                              {std::move(node)},
                              std::move(data),

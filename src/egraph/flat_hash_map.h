@@ -40,8 +40,9 @@ class FlatHashMap {
     }
   }
 
-  // Inserts the pair unless the key is present; then returns the value already stored.
-  std::optional<Value> try_insert(Key key, Value value) {
+  // Inserts the pair unless the key is present; then returns the value already stored. The key
+  // is copied only when it is inserted.
+  std::optional<Value> try_insert(const Key& key, Value value) {
     if ((entries_.size() + 1) * 4 > table_.size() * 3) grow();
     std::uint64_t hash = mix(Hash{}(key));
     std::size_t slot = hash & mask_;
@@ -53,7 +54,7 @@ class FlatHashMap {
         if (Equal{}(entry.key, key)) return entry.value;
       }
     }
-    entries_.push_back(Entry{hash, std::move(key), std::move(value)});
+    entries_.push_back(Entry{hash, key, std::move(value)});
     table_[slot] = make_word(hash, entries_.size());
     return std::nullopt;
   }

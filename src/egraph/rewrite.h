@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -152,7 +153,11 @@ class Rewrite {
       throw Error("rewrite '" + name_ + "' cannot be searched incrementally");
     if (search_function_) return search_function_(cache.egraph(), limit);
     if (!is_multi_pattern()) {
-      for (const SearchMatches& found : cache.search(canonical_[0], limit, since)) {
+      const std::vector<SearchMatches>& all = cache.search(canonical_[0], limit, since);
+      std::size_t total = 0;
+      for (const SearchMatches& found : all) total += found.substs.size();
+      matches.reserve(std::min(total, limit));
+      for (const SearchMatches& found : all) {
         for (const Subst& subst : found.substs) {
           if (matches.size() >= limit) return matches;
           matches.push_back(Match{{found.eclass}, original_names(0, subst), nullptr});
@@ -218,16 +223,22 @@ class Rewrite {
   }
 
   // Renames a substitution of canonical searcher i (?0, ?1, ...) back to the rule's variables.
-  // By name, not position: another rule's pattern with the same canonical text may have listed
-  // its variables in another order.
+  // A canonical pattern's matches bind ?0, ?1, ... in that order (Program::run binds in the
+  // order of Pattern::vars), so binding k is ?k; the check keeps that an assumption that fails
+  // loudly rather than silently.
   Subst original_names(std::size_t i, const Subst& canonical) const {
     const CanonicalPattern<Op>& pattern = canonical_[i];
     const std::vector<Var>& canonical_vars = pattern.pattern.vars();
+    if (canonical.size() != canonical_vars.size())
+      throw Error("rewrite '" + name_ + "': a match of " + pattern.key + " binds " +
+                  std::to_string(canonical.size()) + " variables");
     Subst renamed;
-    for (const Binding& binding : canonical) {
-      auto position = std::find(canonical_vars.begin(), canonical_vars.end(), binding.var) -
-                      canonical_vars.begin();
-      renamed.insert(pattern.original_vars[static_cast<std::size_t>(position)], binding.eclass);
+    for (std::size_t k = 0; k < canonical.size(); ++k) {
+      const Binding& binding = canonical.binding(k);
+      if (binding.var != canonical_vars[k])
+        throw Error("rewrite '" + name_ + "': a match of " + pattern.key + " binds " +
+                    std::string(binding.var.name()) + " in place " + std::to_string(k));
+      renamed.append_new(pattern.original_vars[k], binding.eclass);
     }
     return renamed;
   }

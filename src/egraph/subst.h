@@ -29,6 +29,9 @@ class Subst {
     }
     bindings_.push_back(Binding{var, eclass});
   }
+  // Binds a variable the substitution does not bind yet (unchecked: for building one binding
+  // by binding in a known order).
+  void append_new(Var var, EClassId eclass) { bindings_.push_back(Binding{var, eclass}); }
   std::optional<EClassId> get(Var var) const {
     for (const Binding& binding : bindings_) {
       if (binding.var == var) return binding.eclass;
