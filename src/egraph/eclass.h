@@ -32,6 +32,8 @@ struct EClass {
   std::vector<std::uint32_t> parents;
   // stamps[i]: when nodes[i] took its present form and place (see NodeStamp).
   std::vector<NodeStamp> stamps;
+  // The largest of the stamps, so incremental e-matching can pass over a class with nothing new.
+  NodeStamp newest;
 
   std::size_t size() const { return nodes.size(); }
 };

@@ -12,7 +12,7 @@
 #include "egraph/analysis.h"
 #include "egraph/eclass.h"
 #include "egraph/enode.h"
-#include "egraph/flat_hash_map.h"
+#include "egraph/hash_cons.h"
 #include "egraph/term.h"
 #include "egraph/union_find.h"
 #include "support/error.h"
@@ -80,7 +80,7 @@ class EGraph {
   // clean e-graph; before rebuild() it can miss nodes that only congruence would identify.
   std::optional<EClassId> lookup(Node node) const {
     for (EClassId& child : node.children) child = find(child);
-    if (const EClassId* existing = memo_.find(node)) return find(*existing);
+    if (std::optional<EClassId> existing = memo_.find(node)) return find(*existing);
     return std::nullopt;
   }
 
@@ -115,9 +115,14 @@ class EGraph {
     a = union_find_.find_compress(a);
     b = union_find_.find_compress(b);
     if (a == b) return false;
-    // The class that keeps its id is the one with more parents: the other's parents are the
-    // nodes rebuild must re-canonicalize.
-    if (classes_[a.index()].parents.size() < classes_[b.index()].parents.size()) std::swap(a, b);
+    // The class that keeps its id is the larger one, counting nodes and parents: the other's
+    // nodes move, and its parents are what rebuild must re-canonicalize (and what incremental
+    // e-matching must then see as new).
+    const Class& class_a = classes_[a.index()];
+    const Class& class_b = classes_[b.index()];
+    if (class_a.parents.size() + class_a.nodes.size() <
+        class_b.parents.size() + class_b.nodes.size())
+      std::swap(a, b);
     union_find_.link(a, b);
     Class from = std::move(classes_[b.index()]);
     Class& into = classes_[a.index()];
@@ -131,7 +136,7 @@ class EGraph {
     for (NodeStamp stamp : from.stamps)
       into.stamps.push_back(NodeStamp{stamp.form, next_generation()});
     into.parents.insert(into.parents.end(), from.parents.begin(), from.parents.end());
-    touched_classes_.push_back(a);
+    touch(a);
     --class_count_;
     clean_ = false;
     modify(a);  // last: it may add classes, which invalidates `into`
@@ -261,8 +266,9 @@ class EGraph {
                              {std::move(node)},
                              std::move(data),
                              {},
-                             {NodeStamp{next_generation(), next_generation()}}});
-    touched_classes_.push_back(id);
+                             {NodeStamp{next_generation(), next_generation()}},
+                             NodeStamp{next_generation(), next_generation()}});
+    touch(id);
     ++class_count_;
     ++node_count_;
     clean_ = false;
@@ -271,6 +277,14 @@ class EGraph {
   }
 
   std::uint32_t next_generation() const { return generation() + 1; }
+
+  // Lists a class for rebuild_classes, once per id.
+  void touch(EClassId id) {
+    if (id.index() >= is_touched_.size()) is_touched_.resize(classes_.size(), false);
+    if (is_touched_[id.index()]) return;
+    is_touched_[id.index()] = true;
+    touched_classes_.push_back(id);
+  }
 
   void modify(EClassId id) {
     if constexpr (requires { analysis_.modify(*this, id); }) analysis_.modify(*this, id);
@@ -294,7 +308,7 @@ class EGraph {
         pending_.pop_back();
         Node& node = nodes_[node_id];
         canonicalize(node);
-        touched_classes_.push_back(union_find_.find_compress(EClassId(node_id)));
+        touch(union_find_.find_compress(EClassId(node_id)));
         if (std::optional<EClassId> existing = memo_.try_insert(node, EClassId(node_id))) {
           if (merge(*existing, EClassId(node_id))) ++unions;
         }
@@ -319,7 +333,10 @@ class EGraph {
   // updates the operator index for them. Untouched classes cannot hold stale nodes: a node goes
   // stale only when a child class is merged away, and then it is on the pending list.
   void rebuild_classes() {
-    for (EClassId& id : touched_classes_) id = union_find_.find_compress(id);
+    for (EClassId& id : touched_classes_) {
+      is_touched_[id.index()] = false;
+      id = union_find_.find_compress(id);
+    }
     std::sort(touched_classes_.begin(), touched_classes_.end());
     touched_classes_.erase(std::unique(touched_classes_.begin(), touched_classes_.end()),
                            touched_classes_.end());
@@ -336,27 +353,33 @@ class EGraph {
         if (op >= classes_by_op_.size()) {
           classes_by_op_.resize(op + 1);
           op_stamp_.resize(op + 1, EClassId());
-          op_touched_.resize(op + 1, false);
+          op_listed_before_.resize(op + 1, kNotTouched);
         }
         // A class is listed once per operator, however many of its nodes carry it.
         if (op_stamp_[op] == id) continue;
         op_stamp_[op] = id;
-        classes_by_op_[op].push_back(id);
-        if (!op_touched_[op]) {
-          op_touched_[op] = true;
+        if (op_listed_before_[op] == kNotTouched) {
+          op_listed_before_[op] = classes_by_op_[op].size();
           touched_ops_.push_back(op);
         }
+        classes_by_op_[op].push_back(id);
       }
     }
     touched_classes_.clear();
-    // A merged-away class's operators all reappear in the class it joined, so every list that
-    // holds a stale id was touched above.
+    // Each touched list is its sorted part from the last rebuild followed by the touched classes,
+    // appended in increasing order. A merged-away class's operators all reappear in the class it
+    // joined, which is touched: dropping stale ids and merging the two sorted runs keeps the list
+    // exact in linear time.
     for (std::uint32_t op : touched_ops_) {
       std::vector<EClassId>& ids = classes_by_op_[op];
-      for (EClassId& id : ids) id = union_find_.find_compress(id);
-      std::sort(ids.begin(), ids.end());
+      auto appended = ids.begin() + static_cast<std::ptrdiff_t>(op_listed_before_[op]);
+      auto kept_end = std::remove_if(ids.begin(), appended,
+                                     [this](EClassId id) { return !union_find_.is_root(id); });
+      auto kept = kept_end - ids.begin();
+      ids.erase(kept_end, appended);
+      std::inplace_merge(ids.begin(), ids.begin() + kept, ids.end());
       ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-      op_touched_[op] = false;
+      op_listed_before_[op] = kNotTouched;
       op_stamp_[op] = EClassId();
     }
     touched_ops_.clear();
@@ -366,21 +389,29 @@ class EGraph {
   // duplicates, keeping the oldest stamps of equal nodes: each copy's stamps were true of it.
   void canonicalize_sort_dedup(Class& eclass) {
     std::uint32_t now = next_generation();
-    std::vector<std::pair<Node, NodeStamp>>& scratch = stamped_scratch_;
-    scratch.clear();
-    scratch.reserve(eclass.nodes.size());
+    // Most touched classes only had nodes re-canonicalized in place, or none: if the list is
+    // still strictly increasing, there is nothing to sort or drop.
+    bool in_order = true;
     for (std::size_t i = 0; i < eclass.nodes.size(); ++i) {
       Node& node = eclass.nodes[i];
-      NodeStamp stamp = eclass.stamps[i];
       for (EClassId& child : node.children) {
         EClassId canonical = union_find_.find_compress(child);
         if (canonical != child) {
           child = canonical;
-          stamp = NodeStamp{now, now};
+          eclass.stamps[i] = NodeStamp{now, now};
         }
       }
-      scratch.emplace_back(std::move(node), stamp);
+      if (i > 0 && !(eclass.nodes[i - 1] < node)) in_order = false;
     }
+    if (in_order) {
+      update_newest(eclass);
+      return;
+    }
+    std::vector<std::pair<Node, NodeStamp>>& scratch = stamped_scratch_;
+    scratch.clear();
+    scratch.reserve(eclass.nodes.size());
+    for (std::size_t i = 0; i < eclass.nodes.size(); ++i)
+      scratch.emplace_back(std::move(eclass.nodes[i]), eclass.stamps[i]);
     std::sort(scratch.begin(), scratch.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     eclass.nodes.clear();
@@ -395,6 +426,15 @@ class EGraph {
       eclass.nodes.push_back(std::move(node));
       eclass.stamps.push_back(stamp);
     }
+    update_newest(eclass);
+  }
+
+  static void update_newest(Class& eclass) {
+    eclass.newest = NodeStamp{};
+    for (const NodeStamp& stamp : eclass.stamps) {
+      eclass.newest.form = std::max(eclass.newest.form, stamp.form);
+      eclass.newest.placed = std::max(eclass.newest.placed, stamp.placed);
+    }
   }
 
   // Drops stale keys (nodes whose children were merged away), which the insert-only map keeps.
@@ -408,14 +448,16 @@ class EGraph {
   UnionFind union_find_;
   std::vector<Node> nodes_;     // by node id: the node as added, re-canonicalized when pending
   std::vector<Class> classes_;  // by id; only roots of union_find_ are live
-  FlatHashMap<Node, EClassId, ENodeHash<Op>> memo_;
+  HashCons<Op> memo_;
   std::vector<std::uint32_t> pending_;           // node ids to re-canonicalize
   std::vector<std::uint32_t> analysis_pending_;  // node ids whose data to recompute
   std::vector<bool> analysis_queued_;            // by node id: already in analysis_pending_
   std::vector<EClassId> touched_classes_;        // classes whose node lists changed
+  std::vector<bool> is_touched_;                 // by class id: in touched_classes_
   std::vector<std::vector<EClassId>> classes_by_op_;
   std::vector<EClassId> op_stamp_;  // scratch for rebuild_classes: last class listed per op
-  std::vector<bool> op_touched_;
+  static constexpr std::size_t kNotTouched = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> op_listed_before_;  // per op: list length before this rebuild
   std::vector<std::uint32_t> touched_ops_;
   std::vector<std::pair<Node, NodeStamp>> stamped_scratch_;  // for canonicalize_sort_dedup
   std::size_t class_count_ = 0;

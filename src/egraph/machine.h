@@ -41,6 +41,9 @@ class Program {
                             // lookup: the index of the term in lookup_terms()
     Op op{};                // bind: the label
     std::uint32_t arity = 0;
+    // bind: no bind or lookup follows, so a match that is not new by now can only become new
+    // through this node.
+    bool last_node_step = false;
   };
 
   // Scratch space reused across the classes of one search.
@@ -53,6 +56,11 @@ class Program {
     Compiler compiler(ast);
     Program program;
     compiler.compile(program);
+    for (auto it = program.instructions_.rbegin(); it != program.instructions_.rend(); ++it) {
+      if (it->kind == Kind::Compare) continue;
+      if (it->kind == Kind::Bind) it->last_node_step = true;
+      break;
+    }
     for (Var var : vars) program.var_registers_.push_back(compiler.register_of(var));
     program.vars_ = vars;
     return program;
@@ -118,6 +126,11 @@ class Program {
       switch (instruction.kind) {
         case Kind::Bind: {
           const auto& eclass = egraph.eclass(state.registers[instruction.in]);
+          // The root node counts by its form: moved into this class, it matched in its old one.
+          const bool is_root = instruction.in == 0;
+          const bool must_be_new = !fresh && instruction.last_node_step;
+          if (must_be_new && (is_root ? eclass.newest.form : eclass.newest.placed) <= since)
+            return true;
           const auto& nodes = eclass.nodes;
           const auto& filter = egraph.node_filter();
           auto first = std::lower_bound(
@@ -127,12 +140,12 @@ class Program {
           for (auto it = first;
                it != nodes.end() && it->op == instruction.op && it->arity() == instruction.arity;
                ++it) {
+            const NodeStamp& stamp = eclass.stamps[static_cast<std::size_t>(it - nodes.begin())];
+            bool now_fresh = fresh || (is_root ? stamp.form : stamp.placed) > since;
+            if (must_be_new && !now_fresh) continue;
             if (filter && !filter(eclass.id, *it)) continue;
             std::copy(it->children.begin(), it->children.end(),
                       state.registers.begin() + instruction.out);
-            // The root node counts by its form: moved into this class, it matched in its old one.
-            const NodeStamp& stamp = eclass.stamps[static_cast<std::size_t>(it - nodes.begin())];
-            bool now_fresh = fresh || (instruction.in == 0 ? stamp.form : stamp.placed) > since;
             if (!step(pc + 1, egraph, state, yield, since, now_fresh)) return false;
           }
           return true;
@@ -164,7 +177,7 @@ class Program {
     if (!fresh) return true;
     Subst subst;
     for (std::size_t i = 0; i < vars_.size(); ++i) {
-      subst.insert(vars_[i], egraph.find(state.registers[var_registers_[i]]));
+      subst.append_new(vars_[i], egraph.find(state.registers[var_registers_[i]]));
     }
     return yield(static_cast<const Subst&>(subst));
   }

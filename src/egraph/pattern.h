@@ -60,39 +60,48 @@ class Pattern {
   std::vector<SearchMatches> search(const Graph& egraph, std::size_t limit = kNoLimit,
                                     std::uint32_t since = 0) const {
     std::vector<SearchMatches> results;
-    if (limit == 0) return results;
+    for_each_match(egraph, limit, since, [&results](EClassId root, const Subst& subst) {
+      if (results.empty() || results.back().eclass != root)
+        results.push_back(SearchMatches{root, {}});
+      results.back().substs.push_back(subst);
+    });
+    return results;
+  }
+
+  // search() without collecting: calls visit(EClassId root, const Subst&) for each match, the
+  // matches of one class one after another.
+  template <typename Graph, typename Visit>
+  void for_each_match(const Graph& egraph, std::size_t limit, std::uint32_t since,
+                      Visit&& visit) const {
+    if (limit == 0) return;
     if (since > 0 && !supports_incremental_search())
       throw Error("pattern " + to_string() + " cannot be searched incrementally");
     if (is_ground()) {
-      if (std::optional<EClassId> id = lookup_ground(egraph))
-        results.push_back(SearchMatches{*id, {Subst{}}});
-      return results;
+      if (std::optional<EClassId> id = lookup_ground(egraph)) visit(*id, Subst{});
+      return;
     }
     typename Program<Op>::State state;
     std::size_t total = 0;
-    auto visit = [&](EClassId id) {
-      SearchMatches matches{id, {}};
+    auto visit_class = [&](EClassId id) {
       program_.run(
           egraph, id, state,
           [&](const Subst& subst) {
-            matches.substs.push_back(subst);
+            visit(id, subst);
             return ++total < limit;
           },
           since);
-      if (!matches.substs.empty()) results.push_back(std::move(matches));
       return total < limit;
     };
     const PatternNode<Op>& root = ast_[ast_.root()];
     if (root.is_var()) {
       for (const auto& eclass : egraph.classes()) {
-        if (!visit(eclass.id)) break;
+        if (!visit_class(eclass.id)) break;
       }
     } else {
       for (EClassId id : egraph.classes_with_op(root.node.op.index())) {
-        if (!visit(id)) break;
+        if (!visit_class(id)) break;
       }
     }
-    return results;
   }
 
   // Matches rooted in one class (empty substs if none).
@@ -113,11 +122,17 @@ class Pattern {
   // Throws saturate::Error if a variable is unbound.
   template <typename Graph>
   EClassId instantiate(Graph& egraph, const Subst& subst) const {
+    return instantiate_with(egraph, [&subst](Var var) { return subst.at(var); });
+  }
+
+  // instantiate() with the classes of the variables from class_of(Var) -> EClassId.
+  template <typename Graph, typename ClassOf>
+  EClassId instantiate_with(Graph& egraph, ClassOf&& class_of) const {
     SmallVector<EClassId, 16> ids;  // applied once per match: avoid the allocation
     ids.reserve(ast_.size());
     for (const PatternNode<Op>& entry : ast_.entries()) {
       if (entry.is_var()) {
-        ids.push_back(subst.at(*entry.var));
+        ids.push_back(class_of(*entry.var));
         continue;
       }
       ENode<Op> node = entry.node;

@@ -141,6 +141,12 @@ class Rewrite {
            searchers_[0].supports_incremental_search();
   }
 
+  // Tells the cache which patterns search(cache, ..., since) will ask for (announce).
+  void announce_searches(PatternSearchCache<Graph>& cache, std::uint32_t since = 0) const {
+    if (search_function_) return;
+    for (const CanonicalPattern<Op>& pattern : canonical_) cache.announce(pattern, since);
+  }
+
   // At most `limit` matches. Each source pattern is searched through the cache in canonical
   // form; multi-pattern matches are joined on their shared variables (join_matches). With
   // `since` > 0 (only if supports_incremental_search()), only the matches that use a node
@@ -148,22 +154,32 @@ class Rewrite {
   std::vector<Match> search(PatternSearchCache<Graph>& cache, std::size_t limit,
                             std::uint32_t since = 0) const {
     std::vector<Match> matches;
-    if (limit == 0) return matches;
+    search_into(cache, limit, since, matches);
+    return matches;
+  }
+
+  // search(), appending to `matches` (whose capacity a caller may keep from one search to the
+  // next).
+  void search_into(PatternSearchCache<Graph>& cache, std::size_t limit, std::uint32_t since,
+                   std::vector<Match>& matches) const {
+    if (limit == 0) return;
     if (since > 0 && !supports_incremental_search())
       throw Error("rewrite '" + name_ + "' cannot be searched incrementally");
-    if (search_function_) return search_function_(cache.egraph(), limit);
-    if (!is_multi_pattern()) {
-      const std::vector<SearchMatches>& all = cache.search(canonical_[0], limit, since);
-      std::size_t total = 0;
-      for (const SearchMatches& found : all) total += found.substs.size();
-      matches.reserve(std::min(total, limit));
-      for (const SearchMatches& found : all) {
-        for (const Subst& subst : found.substs) {
-          if (matches.size() >= limit) return matches;
-          matches.push_back(Match{{found.eclass}, original_names(0, subst), nullptr});
-        }
+    if (search_function_) {
+      std::vector<Match> found = search_function_(cache.egraph(), limit);
+      if (matches.empty()) {
+        matches = std::move(found);
+        return;
       }
-      return matches;
+      matches.insert(matches.end(), std::make_move_iterator(found.begin()),
+                     std::make_move_iterator(found.end()));
+      return;
+    }
+    if (!is_multi_pattern()) {
+      cache.for_each_match(canonical_[0], limit, since, [&](EClassId root, const Subst& subst) {
+        matches.push_back(Match{{root}, original_names(0, subst), nullptr});
+      });
+      return;
     }
     std::vector<std::vector<RootedSubst>> per_pattern(searchers_.size());
     for (std::size_t i = 0; i < searchers_.size(); ++i) {
@@ -176,7 +192,47 @@ class Rewrite {
     const RootOrder order = ordered_roots_    ? RootOrder::increasing
                             : distinct_roots_ ? RootOrder::distinct
                                               : RootOrder::any;
-    return join_matches(per_pattern, limit, order);
+    std::vector<Match> joined = join_matches(per_pattern, limit, order);
+    matches.insert(matches.end(), std::make_move_iterator(joined.begin()),
+                   std::make_move_iterator(joined.end()));
+  }
+
+  // Whether matches can be kept as rows of classes (search_rows) and applied from them
+  // (apply_row), which is lighter than a Match each: one source pattern, pattern appliers and no
+  // condition.
+  bool applies_from_rows() const {
+    return !search_function_ && !apply_function_ && !condition_ && !is_multi_pattern();
+  }
+  // Classes per row: the root, then the source pattern's variables in order of appearance.
+  std::size_t row_width() const { return 1 + canonical_[0].original_vars.size(); }
+
+  // search(), appending each match as a row (row_width()) to `rows`; needs applies_from_rows().
+  void search_rows(PatternSearchCache<Graph>& cache, std::size_t limit, std::uint32_t since,
+                   std::vector<EClassId>& rows) const {
+    if (!applies_from_rows())
+      throw Error("rewrite '" + name_ + "' cannot keep its matches as rows");
+    if (since > 0 && !supports_incremental_search())
+      throw Error("rewrite '" + name_ + "' cannot be searched incrementally");
+    const std::size_t width = row_width();
+    cache.for_each_match(canonical_[0], limit, since, [&](EClassId root, const Subst& subst) {
+      if (subst.size() + 1 != width)
+        throw Error("rewrite '" + name_ + "': a match binds " + std::to_string(subst.size()) +
+                    " variables");
+      rows.push_back(root);
+      for (const Binding& binding : subst) rows.push_back(binding.eclass);
+    });
+  }
+
+  // Applies one row of search_rows(); returns how many merges changed the e-graph.
+  std::size_t apply_row(Graph& egraph, const EClassId* row) const {
+    const std::vector<Var>& vars = canonical_[0].original_vars;
+    EClassId id = appliers_[0].instantiate_with(egraph, [&](Var var) {
+      for (std::size_t k = 0; k < vars.size(); ++k) {
+        if (vars[k] == var) return row[k + 1];
+      }
+      throw Error("rewrite '" + name_ + "': " + std::string(var.name()) + " is not bound");
+    });
+    return egraph.merge(id, row[0]) ? 1 : 0;
   }
 
   struct Applied {

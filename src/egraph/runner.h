@@ -206,28 +206,55 @@ class Runner {
 
     // Search every rule on the same clean e-graph.
     Clock::time_point search_start = Clock::now();
-    std::vector<std::vector<Match>> matches(rules.size());
+    // Kept from iteration to iteration: their capacity saves reallocating (and re-faulting)
+    // hundreds of megabytes of matches on large runs.
+    // Rules that allow it (Rewrite::applies_from_rows) keep their matches as rows of classes,
+    // when no match filter needs Match objects.
+    std::vector<std::vector<Match>>& matches = match_buffers_;
+    std::vector<std::vector<EClassId>>& rows = row_buffers_;
+    matches.resize(rules.size());
+    rows.resize(rules.size());
+    for (std::vector<Match>& buffer : matches) buffer.clear();
+    for (std::vector<EClassId>& buffer : rows) buffer.clear();
+    std::vector<bool> as_rows(rules.size(), false);
+    for (std::size_t r = 0; r < rules.size(); ++r)
+      as_rows[r] = match_filters_.empty() && rules[r].applies_from_rows();
     std::vector<std::size_t> stats_of(rules.size(), kNoLimit);
     // Per rule: whether applying every match found now settles the rule through this generation.
     std::vector<bool> may_advance(rules.size(), false);
     const std::uint32_t generation = egraph.generation();
     if (go_on) {
       PatternSearchCache<Graph> cache(egraph);
+      std::vector<std::size_t> limits(rules.size(), 0);
       for (std::size_t r = 0; r < rules.size(); ++r) {
         if (rules[r].is_multi_pattern() && i >= multi_pattern_iteration_limit_) continue;
-        std::size_t limit = scheduler_->search_limit(r, i);
+        limits[r] = scheduler_->search_limit(r, i);
+        if (limits[r] > 0) rules[r].announce_searches(cache, since_for(rules[r], r));
+      }
+      for (std::size_t r = 0; r < rules.size(); ++r) {
+        std::size_t limit = limits[r];
         if (limit == 0) continue;
         bool incremental = can_search_incrementally(rules[r]);
-        std::uint32_t since = incremental ? applied_through_[r] : 0;
-        std::vector<Match> found = rules[r].search(cache, limit, since);
-        bool accepted = scheduler_->accept_matches(r, i, found.size());
-        may_advance[r] = incremental && accepted && found.size() < limit;
-        if (!found.empty() || !accepted) {
+        std::uint32_t since = since_for(rules[r], r);
+        std::size_t found = 0;
+        if (as_rows[r]) {
+          rules[r].search_rows(cache, limit, since, rows[r]);
+          found = rows[r].size() / rules[r].row_width();
+        } else {
+          rules[r].search_into(cache, limit, since, matches[r]);
+          found = matches[r].size();
+        }
+        bool accepted = scheduler_->accept_matches(r, i, found);
+        may_advance[r] = incremental && accepted && found < limit;
+        if (found > 0 || !accepted) {
           stats_of[r] = iteration.rules.size();
           iteration.rules.push_back(
-              RuleIterationStats{rules[r].name(), found.size(), 0, 0, since > 0, !accepted});
+              RuleIterationStats{rules[r].name(), found, 0, 0, since > 0, !accepted});
         }
-        if (accepted) matches[r] = std::move(found);
+        if (!accepted) {
+          matches[r].clear();
+          rows[r].clear();
+        }
         if ((iteration.stop_reason = check_limits(i))) break;
       }
       iteration.searches = cache.searches();
@@ -243,6 +270,19 @@ class Runner {
         std::size_t held_back = 0;  // by the rule's condition
         std::size_t since_check = 0;
         bool all_tried = true;
+        // Every 64 applications: whether a limit stops the run.
+        auto limit_hit = [&] {
+          if (++since_check < 64) return false;
+          since_check = 0;
+          if (!(iteration.stop_reason = check_limits(i))) return false;
+          all_tried = false;
+          return true;
+        };
+        const std::size_t width = as_rows[r] ? rules[r].row_width() : 1;
+        for (std::size_t row = 0; row < rows[r].size(); row += width) {
+          applied += rules[r].apply_row(egraph, &rows[r][row]);
+          if (limit_hit()) break;
+        }
         for (const Match& match : matches[r]) {
           if (!passes_filters(rules[r], match)) {
             ++filtered;
@@ -251,13 +291,7 @@ class Runner {
           typename Rule::Applied outcome = rules[r].try_apply(egraph, match);
           applied += outcome.merges;
           if (!outcome.condition_held) ++held_back;
-          if (++since_check == 64) {
-            since_check = 0;
-            if ((iteration.stop_reason = check_limits(i))) {
-              all_tried = false;
-              break;
-            }
-          }
+          if (limit_hit()) break;
         }
         if (may_advance[r] && all_tried && filtered == 0 && held_back == 0)
           applied_through_[r] = generation;
@@ -293,6 +327,10 @@ class Runner {
   bool can_search_incrementally(const Rule& rule) const {
     return incremental_search_ && rule.supports_incremental_search() && !egraph.node_filter();
   }
+  // The generation rule r is searched since (0: all matches).
+  std::uint32_t since_for(const Rule& rule, std::size_t r) const {
+    return can_search_incrementally(rule) ? applied_through_[r] : 0;
+  }
 
   bool passes_filters(const Rule& rule, const Match& match) const {
     for (const MatchFilter& filter : match_filters_) {
@@ -313,6 +351,8 @@ class Runner {
   // Per rule of the current run(): every match made of nodes stamped at most this generation
   // has been applied (0: none yet).
   std::vector<std::uint32_t> applied_through_;
+  std::vector<std::vector<Match>> match_buffers_;   // per rule, for run_one
+  std::vector<std::vector<EClassId>> row_buffers_;  // per rule, for run_one
   Clock::time_point start_time_;
   bool started_ = false;
 };

@@ -27,7 +27,7 @@ class PatternSearchCache {
   // `since` > 0, only the matches new since that generation (Pattern::search).
   const std::vector<SearchMatches>& search(const CanonicalPattern<Op>& pattern, std::size_t limit,
                                            std::uint32_t since = 0) {
-    auto [it, inserted] = entries_.try_emplace(pattern.key + "@" + std::to_string(since));
+    auto [it, inserted] = entries_.try_emplace(key_of(pattern, since));
     Entry& entry = it->second;
     if (inserted || (!entry.complete && limit > entry.limit)) {
       entry.matches = pattern.pattern.search(egraph_, limit, since);
@@ -42,6 +42,32 @@ class PatternSearchCache {
     return entry.matches;
   }
 
+  // Says that one search will ask for `pattern` (with `since`). A pattern announced once, and
+  // only once, is not stored: for_each_match() then searches it straight into the caller's hands.
+  void announce(const CanonicalPattern<Op>& pattern, std::uint32_t since = 0) {
+    ++announced_[key_of(pattern, since)];
+  }
+
+  // Calls visit(EClassId root, const Subst&) for each match of `pattern`, as search() would
+  // return them; without storing them if the pattern was announced exactly once.
+  template <typename Visit>
+  void for_each_match(const CanonicalPattern<Op>& pattern, std::size_t limit, std::uint32_t since,
+                      Visit&& visit) {
+    auto announced = announced_.find(key_of(pattern, since));
+    if (announced != announced_.end() && announced->second == 1) {
+      ++searches_;
+      pattern.pattern.for_each_match(egraph_, limit, since, visit);
+      return;
+    }
+    std::size_t left = limit;
+    for (const SearchMatches& matches : search(pattern, limit, since)) {
+      for (const Subst& subst : matches.substs) {
+        if (left-- == 0) return;
+        visit(matches.eclass, subst);
+      }
+    }
+  }
+
   const Graph& egraph() const { return egraph_; }
   // How many searches ran, and how many requests were answered from earlier searches.
   std::size_t searches() const { return searches_; }
@@ -54,8 +80,13 @@ class PatternSearchCache {
     bool complete = false;
   };
 
+  static std::string key_of(const CanonicalPattern<Op>& pattern, std::uint32_t since) {
+    return pattern.key + "@" + std::to_string(since);
+  }
+
   const Graph& egraph_;
   std::unordered_map<std::string, Entry> entries_;  // once per rule and iteration: not hot
+  std::unordered_map<std::string, std::size_t> announced_;
   std::size_t searches_ = 0;
   std::size_t reuses_ = 0;
 };
