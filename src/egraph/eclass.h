@@ -30,6 +30,8 @@ struct EClass {
   // Ids of the e-nodes that have this class as a child. A node id is the id of the class its add
   // created (see EGraph); rebuild re-canonicalizes these nodes when this class is merged away.
   std::vector<std::uint32_t> parents;
+  // parents[0, sorted_parents) is sorted and free of duplicates (as the last rebuild left it).
+  std::size_t sorted_parents = 0;
   // stamps[i]: when nodes[i] took its present form and place (see NodeStamp).
   std::vector<NodeStamp> stamps;
   // The largest of the stamps, so incremental e-matching can pass over a class with nothing new.

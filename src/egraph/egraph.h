@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "egraph/analysis.h"
+#include "egraph/chunked_vector.h"
 #include "egraph/eclass.h"
 #include "egraph/enode.h"
 #include "egraph/hash_cons.h"
@@ -262,12 +263,13 @@ class EGraph {
     Data data = analysis_.make(*this, node);
     nodes_.push_back(node);
     analysis_queued_.push_back(false);
-    classes_.push_back(Class{id,
-                             {std::move(node)},
-                             std::move(data),
-                             {},
-                             {NodeStamp{next_generation(), next_generation()}},
-                             NodeStamp{next_generation(), next_generation()}});
+    const NodeStamp stamp{next_generation(), next_generation()};
+    Class& created = classes_.emplace_back();  // filled in place: no copies of the vectors
+    created.id = id;
+    created.nodes.push_back(std::move(node));
+    created.data = std::move(data);
+    created.stamps.push_back(stamp);
+    created.newest = stamp;
     touch(id);
     ++class_count_;
     ++node_count_;
@@ -345,9 +347,7 @@ class EGraph {
       std::size_t before = eclass.nodes.size();
       canonicalize_sort_dedup(eclass);
       node_count_ -= before - eclass.nodes.size();
-      std::sort(eclass.parents.begin(), eclass.parents.end());
-      eclass.parents.erase(std::unique(eclass.parents.begin(), eclass.parents.end()),
-                           eclass.parents.end());
+      sort_parents(eclass);
       for (const Node& node : eclass.nodes) {
         std::uint32_t op = node.op.index();
         if (op >= classes_by_op_.size()) {
@@ -407,26 +407,44 @@ class EGraph {
       update_newest(eclass);
       return;
     }
-    std::vector<std::pair<Node, NodeStamp>>& scratch = stamped_scratch_;
-    scratch.clear();
-    scratch.reserve(eclass.nodes.size());
-    for (std::size_t i = 0; i < eclass.nodes.size(); ++i)
-      scratch.emplace_back(std::move(eclass.nodes[i]), eclass.stamps[i]);
-    std::sort(scratch.begin(), scratch.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    eclass.nodes.clear();
-    eclass.stamps.clear();
-    for (auto& [node, stamp] : scratch) {
-      if (!eclass.nodes.empty() && eclass.nodes.back() == node) {
-        NodeStamp& kept = eclass.stamps.back();
-        kept.form = std::min(kept.form, stamp.form);
-        kept.placed = std::min(kept.placed, stamp.placed);
+    // Sort positions rather than nodes (which are large to move), then lay the nodes out once.
+    std::vector<std::uint32_t>& order = order_scratch_;
+    order.resize(eclass.nodes.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&eclass](std::uint32_t a, std::uint32_t b) {
+      return eclass.nodes[a] < eclass.nodes[b];
+    });
+    // Laid out in scratch, then moved back into the class's own buffers: no allocation.
+    std::vector<Node>& nodes = node_scratch_;
+    std::vector<NodeStamp>& stamps = stamp_scratch_;
+    nodes.clear();
+    stamps.clear();
+    for (std::uint32_t i : order) {
+      if (!nodes.empty() && nodes.back() == eclass.nodes[i]) {
+        NodeStamp& kept = stamps.back();
+        kept.form = std::min(kept.form, eclass.stamps[i].form);
+        kept.placed = std::min(kept.placed, eclass.stamps[i].placed);
         continue;
       }
-      eclass.nodes.push_back(std::move(node));
-      eclass.stamps.push_back(stamp);
+      nodes.push_back(std::move(eclass.nodes[i]));
+      stamps.push_back(eclass.stamps[i]);
     }
+    eclass.nodes.assign(std::make_move_iterator(nodes.begin()),
+                        std::make_move_iterator(nodes.end()));
+    eclass.stamps.assign(stamps.begin(), stamps.end());
     update_newest(eclass);
+  }
+
+  // Sorts and deduplicates a class's parent list. Only the tail appended since the last rebuild
+  // is unsorted; long lists (a leaf used everywhere) are merged in linear time, not re-sorted.
+  static void sort_parents(Class& eclass) {
+    std::vector<std::uint32_t>& parents = eclass.parents;
+    auto tail = parents.begin() + static_cast<std::ptrdiff_t>(
+                                      std::min<std::size_t>(eclass.sorted_parents, parents.size()));
+    std::sort(tail, parents.end());
+    std::inplace_merge(parents.begin(), tail, parents.end());
+    parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+    eclass.sorted_parents = parents.size();
   }
 
   static void update_newest(Class& eclass) {
@@ -446,8 +464,8 @@ class EGraph {
   }
 
   UnionFind union_find_;
-  std::vector<Node> nodes_;     // by node id: the node as added, re-canonicalized when pending
-  std::vector<Class> classes_;  // by id; only roots of union_find_ are live
+  ChunkedVector<Node> nodes_;     // by node id: the node as added, re-canonicalized when pending
+  ChunkedVector<Class> classes_;  // by id; only roots of union_find_ are live
   HashCons<Op> memo_;
   std::vector<std::uint32_t> pending_;           // node ids to re-canonicalize
   std::vector<std::uint32_t> analysis_pending_;  // node ids whose data to recompute
@@ -459,7 +477,9 @@ class EGraph {
   static constexpr std::size_t kNotTouched = static_cast<std::size_t>(-1);
   std::vector<std::size_t> op_listed_before_;  // per op: list length before this rebuild
   std::vector<std::uint32_t> touched_ops_;
-  std::vector<std::pair<Node, NodeStamp>> stamped_scratch_;  // for canonicalize_sort_dedup
+  std::vector<std::uint32_t> order_scratch_;  // for canonicalize_sort_dedup
+  std::vector<Node> node_scratch_;
+  std::vector<NodeStamp> stamp_scratch_;
   std::size_t class_count_ = 0;
   std::size_t node_count_ = 0;
   std::size_t rebuild_count_ = 0;
