@@ -8,14 +8,17 @@ Saturate's tensor exploration with model size.
    one e-graph, run for a fixed number of iterations:
 
    * Saturate: bench/engine_workload.cpp (build/bin/engine_bench), the Runner with every match
-     applied each iteration (SimpleScheduler), no analysis, no node or time limit;
+     applied each iteration (SimpleScheduler), no analysis, no node or time limit, twice:
+     with incremental (semi-naive) search, the headline, and with full search (every match
+     every iteration, as egg does) for reference;
    * egglog (Python package ``egglog``, its low-level ``bindings.EGraph``): the same rules as
      ``rewrite`` commands over a ``datatype``, one ``(run 1)`` per iteration, no analysis.
 
-   Both engines search every rule on the e-graph as the last rebuild left it, apply every match,
-   then rebuild (egglog's default schedule is the same: no back-off). The script checks that both
-   have the same number of e-nodes after every iteration; when they agree the two engines built
-   the same e-graph and the times compare like for like. Each engine runs in its own process
+   Both engines search every rule on the e-graph as the last rebuild left it, apply every match
+   (egglog and incremental Saturate skip the matches they already applied), then rebuild
+   (egglog's default schedule is the same: no back-off). The script checks that all three have
+   the same number of e-nodes after every iteration; when they agree the engines built the same
+   e-graph and the times compare like for like. Each engine runs in its own process
    (peak RSS from getrusage); reported: total time, e-nodes per second, time to reach fixed
    e-node counts, peak memory, and the ratio egglog time / Saturate time (> 1: Saturate faster).
 
@@ -220,10 +223,11 @@ def run_json(cmd: list[str], timeout: float) -> tuple[dict, float]:
     return json.loads(proc.stdout.strip().splitlines()[-1]), wall
 
 
-def run_saturate_engine(workload: pathlib.Path, iterations: int) -> dict:
+def run_saturate_engine(workload: pathlib.Path, iterations: int,
+                        search: str = "incremental") -> dict:
     result, wall = run_json([str(ENGINE_BENCH), "--workload", str(workload), "--iter-limit",
-                             str(iterations), "--scheduler", "simple", "--time-limit", "100000"],
-                            timeout=3600)
+                             str(iterations), "--scheduler", "simple", "--search", search,
+                             "--time-limit", "100000"], timeout=3600)
     result["process_seconds"] = wall
     return result
 
@@ -255,22 +259,24 @@ def engine_comparison(args, tmp: pathlib.Path) -> dict:
     workload = tmp / "math_workload.txt"
     workload.write_text(saturate_workload_text())
     (tmp / "math_workload.egg").write_text(egglog_program())
-    sat_runs, egg_runs = [], []
+    sat_runs, full_runs, egg_runs = [], [], []
     for r in range(args.repeats):
         print(f"  repeat {r + 1}/{args.repeats}: saturate ...", end="", flush=True)
         sat_runs.append(run_saturate_engine(workload, args.iterations))
-        print(f" {sat_runs[-1]['seconds']:.3f} s", end="", flush=True)
+        print(f" {sat_runs[-1]['seconds']:.3f} s; saturate (full search) ...", end="", flush=True)
+        full_runs.append(run_saturate_engine(workload, args.iterations, "full"))
+        print(f" {full_runs[-1]['seconds']:.3f} s", end="", flush=True)
         if not args.skip_egglog:
             print("; egglog ...", end="", flush=True)
             egg_runs.append(run_egglog_engine(args.iterations))
             print(f" {egg_runs[-1]['seconds']:.3f} s", end="", flush=True)
         print()
     sat = median_run(sat_runs)
+    full = median_run(full_runs)
     egg = median_run(egg_runs) if egg_runs else None
 
-    same_trace = None
-    if egg:
-        same_trace = [p["enodes"] for p in sat["trace"]] == [p["enodes"] for p in egg["trace"]]
+    traces = [[p["enodes"] for p in run["trace"]] for run in (sat, full, egg) if run]
+    same_trace = all(trace == traces[0] for trace in traces)
     targets = [t for t in args.node_targets
                if time_to_reach(sat["trace"], t) is not None
                and (egg is None or time_to_reach(egg["trace"], t) is not None)]
@@ -304,12 +310,15 @@ def engine_comparison(args, tmp: pathlib.Path) -> dict:
                      "iterations": args.iterations, "repeats": args.repeats,
                      "scheduler": "apply every match (Saturate SimpleScheduler; egglog run)"},
         "saturate": summary(sat),
+        "saturate_full_search": summary(full),
         "egglog": summary(egg),
         "same_enodes_every_iteration": same_trace,
         "time_to_reach": reach,
     }
+    out["ratio_full_over_incremental"] = full["seconds"] / sat["seconds"]
     if egg:
         out["ratio_egglog_over_saturate"] = egg["seconds"] / sat["seconds"]
+        out["ratio_egglog_over_saturate_full_search"] = egg["seconds"] / full["seconds"]
         out["memory_ratio_egglog_over_saturate"] = (egg["peak_rss_mib_max"]
                                                      / sat["peak_rss_mib_max"])
         out["egglog_version"] = egg.get("version")
@@ -469,7 +478,7 @@ def markdown(result: dict) -> str:
              f"mode: {'quick' if result['quick'] else 'full'}.", ""]
     eng = result.get("engines")
     if eng:
-        sat, egg = eng["saturate"], eng["egglog"]
+        sat, full, egg = eng["saturate"], eng.get("saturate_full_search"), eng["egglog"]
         w = eng["workload"]
         lines += ["## Saturate vs egglog: egg's math rules", "",
                   f"{len(w['rules'])} unconditional rules of egg's math suite, {len(w['terms'])} "
@@ -478,7 +487,9 @@ def markdown(result: dict) -> str:
                   "| engine | e-nodes | iterations | seconds | e-nodes/s | peak RSS MiB "
                   "| RSS before run MiB |",
                   "|---|---|---|---|---|---|---|"]
-        for name, run in (("Saturate", sat), (f"egglog {eng.get('egglog_version', '')}", egg)):
+        for name, run in (("Saturate (incremental search)", sat),
+                          ("Saturate (full search, as egg)", full),
+                          (f"egglog {eng.get('egglog_version', '')}", egg)):
             if run is None:
                 continue
             lines.append(f"| {name} | {fmt(run['enodes'])} | {run['iterations']} | "
@@ -488,10 +499,13 @@ def markdown(result: dict) -> str:
         if egg:
             lines += [f"Time ratio egglog / Saturate: **{eng['ratio_egglog_over_saturate']:.2f}x** "
                       f"(> 1 means Saturate is faster; target >= 1, aim 2). Peak-memory ratio "
-                      f"egglog / Saturate: {eng['memory_ratio_egglog_over_saturate']:.2f}x.",
-                      "",
-                      f"Same e-node count after every iteration: "
-                      f"**{eng['same_enodes_every_iteration']}**.", ""]
+                      f"egglog / Saturate: {eng['memory_ratio_egglog_over_saturate']:.2f}x. "
+                      f"With full search Saturate's ratio is "
+                      f"{eng['ratio_egglog_over_saturate_full_search']:.2f}x.",
+                      ""]
+        lines += [f"Incremental search is {eng['ratio_full_over_incremental']:.2f}x as fast as "
+                  f"full search on this workload. Same e-node count after every iteration "
+                  f"(all engines and modes): **{eng['same_enodes_every_iteration']}**.", ""]
         if sat.get("search_seconds") is not None:
             lines += [f"Saturate's time by phase: search {sat['search_seconds']:.2f} s, apply "
                       f"{sat['apply_seconds']:.2f} s, rebuild {sat['rebuild_seconds']:.2f} s "
@@ -501,9 +515,12 @@ def markdown(result: dict) -> str:
                       "rule parsing.", ""]
         lines += ["Differences between the engines that the numbers include: egglog compiles "
                   "each rule to a relational query and evaluates it semi-naively (an iteration "
-                  "only looks for matches that involve rows new since the rule last ran), while "
-                  "Saturate, like egg, e-matches every rule on the whole e-graph each iteration "
-                  "and re-applies old matches as no-ops; both rebuild once per iteration. egglog "
+                  "only looks for matches that involve rows new since the rule last ran). "
+                  "Saturate e-matches top-down, as egg does; with incremental search a match is "
+                  "kept only if one of its e-nodes is stamped later than the rule's last complete "
+                  "application (a node's form, or its place in its class, changed since), the same "
+                  "semi-naive idea at the granularity of e-nodes; with full search it re-applies "
+                  "old matches as no-ops, as egg does. All rebuild once per iteration. egglog "
                   "stores a table row per e-node, keyed by canonical children; its size is "
                   "summed over the constructor tables (`print-size`), which after rebuilding "
                   "counts the same canonical e-nodes as Saturate's `node_count()` (the per-"
@@ -519,14 +536,18 @@ def markdown(result: dict) -> str:
             lines.append("")
         lines += ["Per iteration (e-nodes; cumulative seconds):", "",
                   "| iteration | e-nodes (Saturate) | e-classes (Saturate) | Saturate s "
-                  "| Saturate matches found | Saturate merges that changed the e-graph "
-                  "| e-nodes (egglog) | egglog s |", "|---|---|---|---|---|---|---|---|"]
+                  "| Saturate new matches | Saturate merges that changed the e-graph "
+                  "| full search s | full search matches | e-nodes (egglog) | egglog s |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         egg_trace = egg["trace"] if egg else []
+        full_trace = full["trace"] if full else []
         for i, p in enumerate(sat["trace"]):
             q = egg_trace[i] if i < len(egg_trace) else {}
+            f = full_trace[i] if i < len(full_trace) else {}
             lines.append(f"| {p['iteration']} | {fmt(p['enodes'])} | {fmt(p['eclasses'])} | "
                          f"{fmt(p['seconds'])} | {fmt(p.get('matches'))} | "
-                         f"{fmt(p.get('applied'))} | {fmt(q.get('enodes'))} | "
+                         f"{fmt(p.get('applied'))} | {fmt(f.get('seconds'))} | "
+                         f"{fmt(f.get('matches'))} | {fmt(q.get('enodes'))} | "
                          f"{fmt(q.get('seconds'))} |")
         lines.append("")
     sc = result.get("scaling")
@@ -568,6 +589,7 @@ def plot(result: dict, path: pathlib.Path) -> bool:
         ax = axes[k]
         k += 1
         for name, run, style in (("Saturate", eng["saturate"], "o-"),
+                                 ("Saturate, full search", eng.get("saturate_full_search"), "^:"),
                                  ("egglog", eng["egglog"], "s--")):
             if run:
                 ax.plot([p["seconds"] for p in run["trace"]], [p["enodes"] for p in run["trace"]],
@@ -583,6 +605,10 @@ def plot(result: dict, path: pathlib.Path) -> bool:
         k += 1
         names, secs, mem = ["Saturate"], [eng["saturate"]["seconds_median"]], \
             [eng["saturate"]["peak_rss_mib"]]
+        if eng.get("saturate_full_search"):
+            names.append("Saturate\nfull search")
+            secs.append(eng["saturate_full_search"]["seconds_median"])
+            mem.append(eng["saturate_full_search"]["peak_rss_mib"])
         if eng["egglog"]:
             names.append("egglog")
             secs.append(eng["egglog"]["seconds_median"])

@@ -64,7 +64,8 @@ class EGraph {
     canonicalize(node);
     // One probe: the node is registered under the id its class will get if it is new.
     EClassId next_id(static_cast<std::uint32_t>(union_find_.size()));
-    if (std::optional<EClassId> existing = memo_.try_insert(node, next_id)) return find(*existing);
+    if (std::optional<EClassId> existing = memo_.try_insert(node, next_id))
+      return union_find_.find_compress(*existing);
     return make_class(std::move(node));
   }
 
