@@ -55,18 +55,49 @@ class EGraph {
   // Adds a node whose children are e-class ids; returns its class (an existing one if an equal
   // node is already present).
   EClassId add(Node node) {
-    for (EClassId child : node.children) {
-      if (child.index() >= union_find_.size()) {
-        throw Error("EGraph::add: child e" + std::to_string(child.value()) +
-                    " is not an e-class of this e-graph");
-      }
-    }
+    check_children(node, "add");
     canonicalize(node);
     // One probe: the node is registered under the id its class will get if it is new.
     EClassId next_id(static_cast<std::uint32_t>(union_find_.size()));
     if (std::optional<EClassId> existing = memo_.try_insert(node, next_id))
       return union_find_.find_compress(*existing);
     return make_class(std::move(node));
+  }
+
+  // merge(add(node), target) in one step: a node that is new goes straight into the target's
+  // class, instead of into a class of its own that the merge then empties (what applying a
+  // rewrite does for nearly every new node). Returns whether the e-graph changed: a new node, or
+  // a merge of two classes. The same e-graph results either way.
+  bool add_into(Node node, EClassId target) {
+    // An analysis with a modify() hook may act on the new node's own class: keep it.
+    if constexpr (requires { analysis_.modify(*this, target); }) {
+      return merge(add(std::move(node)), target);
+    } else {
+      check_children(node, "add_into");
+      if (target.index() >= union_find_.size())
+        throw Error("EGraph::add_into: e" + std::to_string(target.value()) +
+                    " is not an e-class of this e-graph");
+      canonicalize(node);
+      EClassId id(static_cast<std::uint32_t>(union_find_.size()));
+      if (std::optional<EClassId> existing = memo_.try_insert(node, id))
+        return merge(*existing, target);
+      EClassId root = union_find_.find_compress(target);
+      union_find_.make_set();
+      union_find_.link(root, id);
+      link_parents(node, id);
+      Data data = analysis_.make(*this, node);
+      nodes_.push_back(node);
+      analysis_queued_.push_back(false);
+      classes_.emplace_back();  // the node id's class slot, never live
+      Class& into = classes_[root.index()];
+      if (analysis_.merge(into.data, std::move(data)).into_changed) queue_analysis(into.parents);
+      into.nodes.push_back(std::move(node));
+      into.stamps.push_back(NodeStamp{next_generation(), next_generation()});
+      touch(root);
+      ++node_count_;
+      clean_ = false;
+      return true;
+    }
   }
 
   // Adds every node of a term bottom-up; returns the root's class.
@@ -253,14 +284,7 @@ class EGraph {
   // The caller has put the node in the hash-cons under the id this returns.
   EClassId make_class(Node node) {
     EClassId id = union_find_.make_set();
-    for (std::size_t i = 0; i < node.children.size(); ++i) {
-      EClassId child = node.children[i];
-      // (+ a a) needs one parent entry in a, not two.
-      if (i > 0 && std::find(node.children.begin(), node.children.begin() + i, child) !=
-                       node.children.begin() + i)
-        continue;
-      classes_[child.index()].parents.push_back(id.value());
-    }
+    link_parents(node, id);
     Data data = analysis_.make(*this, node);
     nodes_.push_back(node);
     analysis_queued_.push_back(false);
@@ -280,6 +304,27 @@ class EGraph {
   }
 
   std::uint32_t next_generation() const { return generation() + 1; }
+
+  void check_children(const Node& node, const char* what) const {
+    for (EClassId child : node.children) {
+      if (child.index() >= union_find_.size()) {
+        throw Error(std::string("EGraph::") + what + ": child e" + std::to_string(child.value()) +
+                    " is not an e-class of this e-graph");
+      }
+    }
+  }
+
+  // Records node id `id` as a parent of each of its (canonical) children.
+  void link_parents(const Node& node, EClassId id) {
+    for (std::size_t i = 0; i < node.children.size(); ++i) {
+      EClassId child = node.children[i];
+      // (+ a a) needs one parent entry in a, not two.
+      if (i > 0 && std::find(node.children.begin(), node.children.begin() + i, child) !=
+                       node.children.begin() + i)
+        continue;
+      classes_[child.index()].parents.push_back(id.value());
+    }
+  }
 
   // Lists a class for rebuild_classes, once per id.
   void touch(EClassId id) {

@@ -129,17 +129,21 @@ class Pattern {
   template <typename Graph, typename ClassOf>
   EClassId instantiate_with(Graph& egraph, ClassOf&& class_of) const {
     SmallVector<EClassId, 16> ids;  // applied once per match: avoid the allocation
-    ids.reserve(ast_.size());
-    for (const PatternNode<Op>& entry : ast_.entries()) {
-      if (entry.is_var()) {
-        ids.push_back(class_of(*entry.var));
-        continue;
-      }
-      ENode<Op> node = entry.node;
-      for (EClassId& child : node.children) child = ids[child.index()];
-      ids.push_back(egraph.add(std::move(node)));
-    }
-    return ids.back();
+    instantiate_below_root(egraph, class_of, ids);
+    const PatternNode<Op>& root = ast_.entries().back();
+    if (root.is_var()) return class_of(*root.var);
+    return egraph.add(with_children(root.node, ids));
+  }
+
+  // merge(instantiate_with(egraph, class_of), target), adding the pattern's root node straight
+  // into the target's class (EGraph::add_into). Returns whether the e-graph changed.
+  template <typename Graph, typename ClassOf>
+  bool instantiate_into(Graph& egraph, ClassOf&& class_of, EClassId target) const {
+    SmallVector<EClassId, 16> ids;
+    instantiate_below_root(egraph, class_of, ids);
+    const PatternNode<Op>& root = ast_.entries().back();
+    if (root.is_var()) return egraph.merge(class_of(*root.var), target);
+    return egraph.add_into(with_children(root.node, ids), target);
   }
 
   // The pattern with its variables renamed ?0, ?1, ... in order of appearance, so patterns that
@@ -160,6 +164,26 @@ class Pattern {
       ids.push_back(*id);
     }
     return ids.back();
+  }
+
+  // The classes of every entry but the root (the last), added bottom-up.
+  template <typename Graph, typename ClassOf>
+  void instantiate_below_root(Graph& egraph, ClassOf& class_of,
+                              SmallVector<EClassId, 16>& ids) const {
+    const auto& entries = ast_.entries();
+    ids.reserve(entries.size());
+    for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
+      const PatternNode<Op>& entry = entries[i];
+      if (entry.is_var())
+        ids.push_back(class_of(*entry.var));
+      else
+        ids.push_back(egraph.add(with_children(entry.node, ids)));
+    }
+  }
+  static ENode<Op> with_children(const ENode<Op>& node, const SmallVector<EClassId, 16>& ids) {
+    ENode<Op> copy = node;
+    for (EClassId& child : copy.children) child = ids[child.index()];
+    return copy;
   }
 
   PatternAst<Op> ast_;

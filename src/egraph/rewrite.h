@@ -226,13 +226,13 @@ class Rewrite {
   // Applies one row of search_rows(); returns how many merges changed the e-graph.
   std::size_t apply_row(Graph& egraph, const EClassId* row) const {
     const std::vector<Var>& vars = canonical_[0].original_vars;
-    EClassId id = appliers_[0].instantiate_with(egraph, [&](Var var) {
+    auto class_of = [&](Var var) {
       for (std::size_t k = 0; k < vars.size(); ++k) {
         if (vars[k] == var) return row[k + 1];
       }
       throw Error("rewrite '" + name_ + "': " + std::string(var.name()) + " is not bound");
-    });
-    return egraph.merge(id, row[0]) ? 1 : 0;
+    };
+    return appliers_[0].instantiate_into(egraph, class_of, row[0]) ? 1 : 0;
   }
 
   struct Applied {
@@ -251,8 +251,8 @@ class Rewrite {
     if (apply_function_) return Applied{true, apply_function_(egraph, match)};
     std::size_t changed = 0;
     for (std::size_t i = 0; i < appliers_.size(); ++i) {
-      EClassId id = appliers_[i].instantiate(egraph, match.subst);
-      if (egraph.merge(id, match.roots[i])) ++changed;
+      auto class_of = [&match](Var var) { return match.subst.at(var); };
+      if (appliers_[i].instantiate_into(egraph, class_of, match.roots[i])) ++changed;
     }
     return Applied{true, changed};
   }
