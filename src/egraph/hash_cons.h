@@ -7,6 +7,7 @@
 
 #include "egraph/enode.h"
 #include "egraph/flat_hash_map.h"
+#include "egraph/huge_page_allocator.h"
 #include "egraph/id.h"
 #include "support/hash.h"
 
@@ -119,7 +120,7 @@ class HashCons {
   }
 
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
+    std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
     slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
     for (const Slot& slot : old) {
@@ -131,7 +132,8 @@ class HashCons {
   }
 
   FlatHashMap<Label, std::uint32_t, LabelHash> labels_;
-  std::vector<Slot> slots_;  // open addressing, linear probing; label kEmpty marks a free slot
+  std::vector<Slot, HugePageAllocator<Slot>>
+      slots_;  // open addressing, linear probing; label kEmpty marks a free slot
   std::size_t mask_ = 0;
   std::size_t narrow_count_ = 0;
   FlatHashMap<ENode<Op>, EClassId, ENodeHash<Op>> wide_;
