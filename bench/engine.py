@@ -194,8 +194,10 @@ def egglog_worker(iterations: int) -> None:
         start = time.perf_counter()
         (output,) = egraph.run_program(*run_one)
         elapsed += time.perf_counter() - start
+        matches = getattr(output.report, "num_matches_per_rule", None)
         trace.append({"iteration": i + 1, "enodes": enodes(), "eclasses": None,
-                      "seconds": elapsed})
+                      "seconds": elapsed,
+                      "matches": sum(matches.values()) if matches is not None else None})
         if not output.report.updated:
             stop = "saturated"
             break
@@ -537,8 +539,9 @@ def markdown(result: dict) -> str:
         lines += ["Per iteration (e-nodes; cumulative seconds):", "",
                   "| iteration | e-nodes (Saturate) | e-classes (Saturate) | Saturate s "
                   "| Saturate new matches | Saturate merges that changed the e-graph "
-                  "| full search s | full search matches | e-nodes (egglog) | egglog s |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| full search s | full search matches | e-nodes (egglog) | egglog s "
+                  "| egglog matches |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         egg_trace = egg["trace"] if egg else []
         full_trace = full["trace"] if full else []
         for i, p in enumerate(sat["trace"]):
@@ -548,7 +551,7 @@ def markdown(result: dict) -> str:
                          f"{fmt(p['seconds'])} | {fmt(p.get('matches'))} | "
                          f"{fmt(p.get('applied'))} | {fmt(f.get('seconds'))} | "
                          f"{fmt(f.get('matches'))} | {fmt(q.get('enodes'))} | "
-                         f"{fmt(q.get('seconds'))} |")
+                         f"{fmt(q.get('seconds'))} | {fmt(q.get('matches'))} |")
         lines.append("")
     sc = result.get("scaling")
     if sc:
