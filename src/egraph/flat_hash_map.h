@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/hash.h"
+
 namespace saturate::egraph {
 
 // An insert-only open-addressing hash map, used for the hash-cons (memo) of canonical e-nodes.
@@ -69,16 +71,8 @@ class FlatHashMap {
   }
 
  private:
-  // std::hash of integers is the identity; the low bits pick the slot, so spread them first
-  // (the MurmurHash3 finalizer).
-  static std::uint64_t mix(std::uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-  }
+  // std::hash of integers is the identity; the low bits pick the slot, so spread them first.
+  static std::uint64_t mix(std::uint64_t h) { return mix64(h); }
   static std::uint64_t make_word(std::uint64_t hash, std::size_t index_plus_one) {
     return (hash & 0xffffffff00000000ULL) | static_cast<std::uint64_t>(index_plus_one);
   }

@@ -107,16 +107,9 @@ class HashCons {
   static bool same_key(const Slot& a, const Slot& b) {
     return a.label == b.label && a.first == b.first && a.second == b.second;
   }
-  // A 64-bit mix of the key (splitmix64's finalizer over the packed children and the label).
   static std::uint64_t slot_hash(const Slot& slot) {
-    std::uint64_t h = (static_cast<std::uint64_t>(slot.first) << 32) | slot.second;
-    h ^= (static_cast<std::uint64_t>(slot.label) + 0x9e3779b97f4a7c15ULL) * 0xc2b2ae3d27d4eb4fULL;
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return h;
+    std::uint64_t children = (static_cast<std::uint64_t>(slot.first) << 32) | slot.second;
+    return mix64(children ^ mix64(slot.label));
   }
 
   void grow() {

@@ -7,6 +7,7 @@
 #include "egraph/search_cache.h"
 #include "search/node_price.h"
 #include "support/error.h"
+#include "support/hash.h"
 
 namespace saturate::search {
 namespace {
@@ -15,14 +16,6 @@ using eqsat::EClassId;
 using eqsat::TensorNode;
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-
-// splitmix64's finalizer: every input bit affects every output bit.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 }  // namespace
 
@@ -138,8 +131,8 @@ bool MatchApplier::finish_class(uint32_t id, ExactCost& price) {
   const TensorNode& node = chosen_[id];
   // Leaves and attributes hash by their interned labels, so the hash does not depend on class
   // ids or generated node names: equal graphs from different e-graphs hash alike.
-  uint64_t h = mix(static_cast<uint64_t>(node.op.hash()) ^ (node.children.size() << 56));
-  for (EClassId child : node.children) h = mix(h * 31 + hashes_[work_.find(child).index()]);
+  uint64_t h = mix64(static_cast<uint64_t>(node.op.hash()) ^ (node.children.size() << 56));
+  for (EClassId child : node.children) h = mix64(h * 31 + hashes_[work_.find(child).index()]);
   hashes_[id] = h;
 
   // Compile-time folding and pricing as cost::graph_cost does on the extracted graph.
