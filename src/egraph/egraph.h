@@ -55,11 +55,7 @@ class EGraph {
   // Adds a node whose children are e-class ids; returns its class (an existing one if an equal
   // node is already present).
   EClassId add(Node node) {
-    check_children(node, "add");
-    canonicalize(node);
-    // One probe: the node is registered under the id its class will get if it is new.
-    EClassId next_id(static_cast<std::uint32_t>(union_find_.size()));
-    if (std::optional<EClassId> existing = memo_.try_insert(node, next_id))
+    if (std::optional<EClassId> existing = hash_cons(node, "add"))
       return union_find_.find_compress(*existing);
     return make_class(std::move(node));
   }
@@ -73,29 +69,20 @@ class EGraph {
     if constexpr (requires { analysis_.modify(*this, target); }) {
       return merge(add(std::move(node)), target);
     } else {
-      check_children(node, "add_into");
       if (target.index() >= union_find_.size())
         throw Error("EGraph::add_into: e" + std::to_string(target.value()) +
                     " is not an e-class of this e-graph");
-      canonicalize(node);
-      EClassId id(static_cast<std::uint32_t>(union_find_.size()));
-      if (std::optional<EClassId> existing = memo_.try_insert(node, id))
+      if (std::optional<EClassId> existing = hash_cons(node, "add_into"))
         return merge(*existing, target);
       EClassId root = union_find_.find_compress(target);
-      union_find_.make_set();
+      EClassId id = new_node_id(node);  // its class slot stays empty: never live
       union_find_.link(root, id);
-      link_parents(node, id);
       Data data = analysis_.make(*this, node);
-      nodes_.push_back(node);
-      analysis_queued_.push_back(false);
-      classes_.emplace_back();  // the node id's class slot, never live
       Class& into = classes_[root.index()];
       if (analysis_.merge(into.data, std::move(data)).into_changed) queue_analysis(into.parents);
       into.nodes.push_back(std::move(node));
       into.stamps.push_back(NodeStamp{next_generation(), next_generation()});
       touch(root);
-      ++node_count_;
-      clean_ = false;
       return true;
     }
   }
@@ -281,15 +268,34 @@ class EGraph {
     for (EClassId& child : node.children) child = union_find_.find_compress(child);
   }
 
-  // The caller has put the node in the hash-cons under the id this returns.
-  EClassId make_class(Node node) {
+  // Checks and canonicalizes `node` and looks it up in the hash-cons with one probe that, if it
+  // is new, registers it under the id new_node_id() will give it next; returns the id stored for
+  // an equal node, or nullopt when it is new (the caller must then create it).
+  std::optional<EClassId> hash_cons(Node& node, const char* what) {
+    check_children(node, what);
+    canonicalize(node);
+    return memo_.try_insert(node, EClassId(static_cast<std::uint32_t>(union_find_.size())));
+  }
+
+  // The bookkeeping of a new node, shared by make_class and add_into: its id (a union-find set
+  // and an empty class slot), parent links, its copy by id, and the counts.
+  EClassId new_node_id(const Node& node) {
     EClassId id = union_find_.make_set();
     link_parents(node, id);
-    Data data = analysis_.make(*this, node);
     nodes_.push_back(node);
     analysis_queued_.push_back(false);
+    classes_.emplace_back();
+    ++node_count_;
+    clean_ = false;
+    return id;
+  }
+
+  // The caller has put the node in the hash-cons (hash_cons) under the id this returns.
+  EClassId make_class(Node node) {
+    EClassId id = new_node_id(node);
+    Data data = analysis_.make(*this, node);
     const NodeStamp stamp{next_generation(), next_generation()};
-    Class& created = classes_.emplace_back();  // filled in place: no copies of the vectors
+    Class& created = classes_[id.index()];  // filled in place: no copies of the vectors
     created.id = id;
     created.nodes.push_back(std::move(node));
     created.data = std::move(data);
@@ -297,8 +303,6 @@ class EGraph {
     created.newest = stamp;
     touch(id);
     ++class_count_;
-    ++node_count_;
-    clean_ = false;
     modify(id);
     return find(id);
   }
