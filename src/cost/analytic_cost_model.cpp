@@ -38,13 +38,7 @@ constexpr double kBatchNormFlops = 2;
 constexpr double kBatchNormChannelFlops = kSimpleFlops + kSqrtFlops + kDivFlops + 2;
 
 double element_bytes(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::F32:
-      return 4;
-    case ir::DType::F64:
-      return 8;
-  }
-  return 4;
+  return ir::element_size(dtype);
 }
 
 double elements(const TensorType& type) {

@@ -97,7 +97,32 @@ std::vector<TensorType> infer_types(OpKind kind, const std::vector<TensorType>& 
     throw Error("operator '" + info.name + "' takes " + expected + " inputs, got " +
                 std::to_string(count));
   }
+  // Arithmetic is defined on floating-point values only: a rule written for float tensors never
+  // applies to token ids, shape arithmetic or masks (those stay opaque ONNX operators).
+  if (computes_arithmetic(info)) {
+    for (const auto& input : inputs) {
+      if (!is_floating(input.dtype)) {
+        throw Error("operator '" + info.name + "' computes on floating-point tensors, got " +
+                    to_string(input));
+      }
+    }
+  }
   return info.infer(inputs, complete_attributes(info, attrs));
+}
+
+bool computes_arithmetic(const OpInfo& info) {
+  switch (info.category) {
+    case OpCategory::Elementwise:
+    case OpCategory::Contraction:
+    case OpCategory::Reduction:
+      return true;
+    case OpCategory::Leaf:
+    case OpCategory::Layout:
+      return false;
+    case OpCategory::Other:
+      return info.kind == OpKind::BatchNorm;
+  }
+  return false;
 }
 
 }  // namespace saturate::ir

@@ -53,7 +53,11 @@ inline std::string_view to_string(OpKind kind) {
 // Throws saturate::Error naming the attribute.
 Attributes complete_attributes(const OpInfo& info, const Attributes& given);
 
-// Arity and attribute check followed by shape inference.
+// Whether the operator does arithmetic on its inputs (and so takes floating-point types only);
+// layout operators, leaves, noop and opaque nodes take any element type.
+bool computes_arithmetic(const OpInfo& info);
+
+// Arity, attribute and element-type checks followed by shape inference.
 std::vector<TensorType> infer_types(OpKind kind, const std::vector<TensorType>& inputs,
                                     const Attributes& attrs);
 

@@ -4,20 +4,73 @@
 
 namespace saturate::ir {
 
-std::string_view to_string(DType dtype) {
+namespace {
+
+struct DTypeInfo {
+  std::string_view name;
+  int size;
+  bool floating;
+};
+
+DTypeInfo info(DType dtype) {
   switch (dtype) {
     case DType::F32:
-      return "f32";
+      return {"f32", 4, true};
     case DType::F64:
-      return "f64";
+      return {"f64", 8, true};
+    case DType::F16:
+      return {"f16", 2, true};
+    case DType::BF16:
+      return {"bf16", 2, true};
+    case DType::I64:
+      return {"i64", 8, false};
+    case DType::I32:
+      return {"i32", 4, false};
+    case DType::I16:
+      return {"i16", 2, false};
+    case DType::I8:
+      return {"i8", 1, false};
+    case DType::U8:
+      return {"u8", 1, false};
+    case DType::U16:
+      return {"u16", 2, false};
+    case DType::U32:
+      return {"u32", 4, false};
+    case DType::U64:
+      return {"u64", 8, false};
+    case DType::Bool:
+      return {"bool", 1, false};
   }
-  return "?";
+  return {"?", 4, false};
+}
+
+}  // namespace
+
+std::string_view to_string(DType dtype) {
+  return info(dtype).name;
 }
 
 std::optional<DType> parse_dtype(std::string_view text) {
-  if (text == "f32") return DType::F32;
-  if (text == "f64") return DType::F64;
+  for (DType dtype : kAllDTypes) {
+    if (info(dtype).name == text) return dtype;
+  }
   return std::nullopt;
+}
+
+std::string dtype_names() {
+  std::string names;
+  for (DType dtype : kAllDTypes) {
+    names += (names.empty() ? "" : ", ") + std::string(info(dtype).name);
+  }
+  return names;
+}
+
+bool is_floating(DType dtype) {
+  return info(dtype).floating;
+}
+
+int element_size(DType dtype) {
+  return info(dtype).size;
 }
 
 int64_t TensorType::num_elements() const {

@@ -8,12 +8,24 @@
 
 namespace saturate::ir {
 
-// Element types. Float32 is what the graphs use; float64 exists for the reference interpreter's
-// exact mode and for future imports.
-enum class DType : uint8_t { F32, F64 };
+// Element types. Float32 is what the IR's arithmetic operators compute on (float64 is the
+// reference interpreter's exact mode); the other types are what exported models carry besides:
+// token ids and shape arithmetic (int64), masks (bool), half-precision weights. Values of any
+// type flow through the graph; operators that compute check that their types hold.
+enum class DType : uint8_t { F32, F64, F16, BF16, I64, I32, I16, I8, U8, U16, U32, U64, Bool };
 
+inline constexpr DType kAllDTypes[] = {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I64,
+                                       DType::I32, DType::I16, DType::I8,  DType::U8,   DType::U16,
+                                       DType::U32, DType::U64, DType::Bool};
+
+// "f32", "i64", "bool", ...: the text form's names.
 std::string_view to_string(DType dtype);
 std::optional<DType> parse_dtype(std::string_view text);
+// "f32, f64, f16, ...": every name parse_dtype accepts, for messages.
+std::string dtype_names();
+bool is_floating(DType dtype);
+// Bytes one element takes (bool: 1).
+int element_size(DType dtype);
 
 using Dims = std::vector<int64_t>;
 

@@ -100,7 +100,8 @@ void bind_graph(py::module_& module) {
                ")";
       });
 
-  py::enum_<ir::DType>(module, "DType").value("f32", ir::DType::F32).value("f64", ir::DType::F64);
+  py::enum_<ir::DType> dtype(module, "DType");
+  for (ir::DType value : ir::kAllDTypes) dtype.value(ir::to_string(value).data(), value);
 
   py::class_<ir::Graph>(module, "Graph", "A shape-checked tensor computation graph.")
       .def(py::init<std::string>(), py::arg("name") = "graph")

@@ -69,6 +69,9 @@ TensorMap random_feeds(const ir::Graph& graph, uint64_t seed, const TensorMap& g
     // Values of float32 leaves are float32 numbers, so F32 and F64 runs see identical inputs.
     if (type.dtype == ir::DType::F32) {
       for (double& v : value.data) v = static_cast<float>(v);
+    } else if (!ir::is_floating(type.dtype)) {
+      // Integer and bool leaves (ids, masks) get 0 or 1: valid as an index and as a mask.
+      for (double& v : value.data) v = v < 0 ? 0.0 : 1.0;
     }
     feeds.emplace(node.name(), std::move(value));
   }
