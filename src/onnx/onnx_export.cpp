@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "onnx/host_tensor.h"
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/opaque_capsule.h"
 #include "runtime/interpreter.h"
@@ -61,7 +62,7 @@ void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
                      const ir::TensorType& type) {
   info.set_name(name);
   auto* tensor = info.mutable_type()->mutable_tensor_type();
-  tensor->set_elem_type(TensorProto::FLOAT);
+  tensor->set_elem_type(to_onnx_elem_type(type.dtype));
   auto* shape = tensor->mutable_shape();
   for (int64_t d : type.dims) shape->add_dim()->set_dim_value(d);
 }

@@ -12,6 +12,10 @@
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "onnx/constant_folding.h"
+#include "onnx/host_tensor.h"
+#include "onnx/input_shapes.h"
+#include "onnx/node_attributes.h"
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/opaque_capsule.h"
 #include "support/error.h"
@@ -35,45 +39,6 @@ struct NotExpressible {};
 
 const char* kDynamicHint =
     "give it a static value (e.g. onnxsim or onnx.shape_inference with fixed input dims)";
-
-bool is_default_domain(const std::string& domain) {
-  return domain.empty() || domain == "ai.onnx";
-}
-
-std::string describe(const NodeProto& node) {
-  std::string name = !node.name().empty()     ? node.name()
-                     : node.output_size() > 0 ? node.output(0)
-                                              : std::string("?");
-  return "node " + name + ", op " + node.op_type();
-}
-
-const AttributeProto* find_attr(const NodeProto& node, const std::string& name) {
-  for (const auto& attr : node.attribute()) {
-    if (attr.name() == name) return &attr;
-  }
-  return nullptr;
-}
-
-int64_t attr_int(const NodeProto& node, const std::string& name, int64_t fallback) {
-  const AttributeProto* attr = find_attr(node, name);
-  return attr != nullptr ? attr->i() : fallback;
-}
-
-float attr_float(const NodeProto& node, const std::string& name, float fallback) {
-  const AttributeProto* attr = find_attr(node, name);
-  return attr != nullptr ? attr->f() : fallback;
-}
-
-std::string attr_string(const NodeProto& node, const std::string& name, std::string fallback) {
-  const AttributeProto* attr = find_attr(node, name);
-  return attr != nullptr ? attr->s() : fallback;
-}
-
-std::optional<std::vector<int64_t>> attr_ints(const NodeProto& node, const std::string& name) {
-  const AttributeProto* attr = find_attr(node, name);
-  if (attr == nullptr) return std::nullopt;
-  return std::vector<int64_t>(attr->ints().begin(), attr->ints().end());
-}
 
 void require(bool condition) {
   if (!condition) throw NotExpressible{};
@@ -157,6 +122,31 @@ WindowSpec window_spec(const NodeProto& node, const ir::Dims& dims,
   return spec;
 }
 
+// Whether inference gave a value an element type and every dimension.
+bool fully_typed(const ::onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return false;
+  if (type.tensor_type().elem_type() == TensorProto::UNDEFINED) return false;
+  for (const auto& dim : type.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value()) return false;
+  }
+  return true;
+}
+
+// The default-domain opset the model imports, checked against what Saturate reads.
+int64_t default_opset(const ModelProto& model, const std::string& source) {
+  std::optional<int64_t> opset;
+  for (const auto& entry : model.opset_import()) {
+    if (is_default_domain(entry.domain())) opset = entry.version();
+  }
+  if (!opset) throw Error(source + ": the model imports no default-domain (ai.onnx) opset");
+  if (*opset < kMinOpset || *opset > kMaxOpset) {
+    throw Error(source + ": default-domain opset " + std::to_string(*opset) +
+                " is not supported (Saturate reads " + std::to_string(kMinOpset) + " to " +
+                std::to_string(kMaxOpset) + "; convert it with onnx.version_converter)");
+  }
+  return *opset;
+}
+
 class Importer {
  public:
   Importer(const ModelProto& model, std::string source)
@@ -175,7 +165,10 @@ class Importer {
   void add_inputs();
   void add_initializer(const TensorProto& tensor);
   void import_node(const NodeProto& node);
+  void check_input_types(const NodeProto& node) const;
+  std::optional<int32_t> elem_type_of(const std::string& name) const;
   void import_opaque(const NodeProto& node);
+  void infer_locally_if_untyped(const NodeProto& node);
   bool import_known(const NodeProto& node);
   void add_outputs();
 
@@ -187,7 +180,6 @@ class Importer {
   void import_split(const NodeProto& node);
   void import_reshape_like(const NodeProto& node);
   void import_clip(const NodeProto& node);
-  void import_constant(const NodeProto& node);
 
   // Values.
   bool has_input(const NodeProto& node, int index) const {
@@ -237,20 +229,10 @@ OnnxModel Importer::run() {
 
 void Importer::read_header() {
   if (!model_.has_graph()) fail("not an ONNX model: it has no graph");
-  std::optional<int64_t> opset;
   for (const auto& entry : model_.opset_import()) {
-    if (is_default_domain(entry.domain())) {
-      opset = entry.version();
-    } else {
-      result_.domain_opsets[entry.domain()] = entry.version();
-    }
+    if (!is_default_domain(entry.domain())) result_.domain_opsets[entry.domain()] = entry.version();
   }
-  if (!opset) fail("the model imports no default-domain (ai.onnx) opset");
-  if (*opset < kMinOpset || *opset > kMaxOpset) {
-    fail("default-domain opset " + std::to_string(*opset) + " is not supported (Saturate reads " +
-         std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
-         "; convert it with onnx.version_converter)");
-  }
+  std::optional<int64_t> opset = default_opset(model_, source_);
   result_.opset = *opset;
   result_.ir_version = model_.ir_version();
   result_.producer_name = model_.producer_name();
@@ -269,19 +251,9 @@ void Importer::read_header() {
 }
 
 void Importer::infer_value_types() {
-  // ONNX's own shape inference fills value_info for the values between nodes; opaque nodes take
-  // their output types from it. Failures leave the types unknown (reported if they matter).
-  ModelProto inferred = model_;
-  try {
-    ::onnx::shape_inference::InferShapes(inferred, ::onnx::OpSchemaRegistry::Instance(),
-                                         ::onnx::ShapeInferenceOptions(false, 0, false));
-  } catch (const std::exception&) {
-    inferred = model_;
-  }
-  const auto& g = inferred.graph();
-  for (const auto& info : g.input()) value_types_[info.name()] = info.type();
-  for (const auto& info : g.value_info()) value_types_[info.name()] = info.type();
-  for (const auto& info : g.output()) value_types_[info.name()] = info.type();
+  // ONNX's own shape inference types the values between nodes; opaque nodes take their output
+  // types from it. Weights' data stays out of the copy it works on.
+  for (auto& [name, type] : infer_types_without_weights(model_)) value_types_[name] = type;
 }
 
 void Importer::collect_names() {
@@ -308,16 +280,17 @@ ir::TensorType Importer::static_type(const std::string& value, const NodeProto* 
     fail("dynamic shape for value " + value + where + ": its type is unknown; " + kDynamicHint);
   }
   const auto& tensor = it->second.tensor_type();
-  if (tensor.elem_type() != TensorProto::FLOAT) {
+  auto dtype = to_ir_dtype(tensor.elem_type());
+  if (!dtype) {
     fail("value " + value + where + " has element type " + data_type_name(tensor.elem_type()) +
-         ": only float32 tensors are supported as graph values (int64 constants for shapes and "
-         "axes are fine; constant-fold shape computations first, e.g. with onnxsim)");
+         ", which Saturate does not carry (it carries " + ir::dtype_names() + ")");
   }
   if (!tensor.has_shape()) fail("dynamic shape for value " + value + where + ": " + kDynamicHint);
-  ir::TensorType type{ir::DType::F32, {}};
+  ir::TensorType type{*dtype, {}};
   for (const auto& dim : tensor.shape().dim()) {
     if (!dim.has_dim_value() || dim.dim_value() <= 0) {
       std::string symbol = dim.has_dim_param() ? " '" + dim.dim_param() + "'" : "";
+      if (dim.has_dim_value() && dim.dim_value() == 0) symbol = " of size 0";
       fail("dynamic shape for value " + value + where + " (dimension" + symbol +
            "): " + kDynamicHint);
     }
@@ -332,7 +305,7 @@ void Importer::add_inputs() {
       continue;  // an initializer listed as an input (IR version < 4 style)
     }
     ir::TensorType type = static_type(info.name(), nullptr);
-    values_[info.name()] = graph().add_input(info.name(), type.dims);
+    values_[info.name()] = graph().add_input(info.name(), type.dims, type.dtype);
     result_.input_names.push_back(info.name());
   }
 }
@@ -365,12 +338,12 @@ ValueRef Importer::input(const NodeProto& node, int index) const {
   if (!has_input(node, index)) throw NotExpressible{};
   const std::string& name = node.input(index);
   auto it = values_.find(name);
-  if (it != values_.end()) return it->second;
-  if (auto other = other_constants_.find(name); other != other_constants_.end()) {
-    fail("value " + name + " (input of " + describe(node) + ") has element type " +
-         data_type_name(other->second.data_type()) +
-         ": only float32 tensors are supported as graph values");
+  // The IR's operators compute on float32 values; anything else stays an opaque ONNX node.
+  if (it != values_.end()) {
+    require(graph().type(it->second).dtype == ir::DType::F32);
+    return it->second;
   }
+  if (other_constants_.contains(name)) throw NotExpressible{};
   fail("unknown value name " + name + " (input of " + describe(node) +
        "): no graph input, initializer or earlier node defines it");
 }
@@ -416,7 +389,80 @@ ValueRef Importer::reshape(ValueRef value, const ir::Dims& shape, const std::str
   return add(OpKind::Reshape, {value}, {{"shape", shape}}, name);
 }
 
+std::optional<int32_t> Importer::elem_type_of(const std::string& name) const {
+  if (auto it = values_.find(name); it != values_.end()) {
+    return to_onnx_elem_type(graph().type(it->second).dtype);
+  }
+  if (auto it = other_constants_.find(name); it != other_constants_.end()) {
+    return it->second.data_type();
+  }
+  return std::nullopt;
+}
+
+void Importer::check_input_types(const NodeProto& node) const {
+  // What ONNX's type constraints say of the operators models use most: inputs that share one
+  // type variable, and operators defined on floating-point tensors only. ONNX Runtime would
+  // refuse such a model when it loads it; the message names the node instead.
+  static const std::set<std::string> same_type = {
+      "Add",    "Sub",   "Mul",  "Div",     "MatMul",      "Gemm",
+      "Concat", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+      "Sum",    "Min",   "Max",  "Mean",    "PRelu"};
+  static const std::set<std::string> float_only = {"Conv",
+                                                   "ConvTranspose",
+                                                   "Softmax",
+                                                   "LogSoftmax",
+                                                   "LayerNormalization",
+                                                   "BatchNormalization",
+                                                   "InstanceNormalization",
+                                                   "Sqrt",
+                                                   "Exp",
+                                                   "Log",
+                                                   "Erf",
+                                                   "Gelu",
+                                                   "Sigmoid",
+                                                   "Tanh",
+                                                   "AveragePool",
+                                                   "GlobalAveragePool",
+                                                   "Reciprocal",
+                                                   "Sin",
+                                                   "Cos",
+                                                   "HardSigmoid",
+                                                   "HardSwish",
+                                                   "Elu",
+                                                   "Selu",
+                                                   "Softplus"};
+  if (!is_default_domain(node.domain())) return;
+  const std::string& op = node.op_type();
+  if (float_only.contains(op) && has_input(node, 0)) {
+    auto type = elem_type_of(node.input(0));
+    if (type && *type != TensorProto::FLOAT && *type != TensorProto::DOUBLE &&
+        *type != TensorProto::FLOAT16 && *type != TensorProto::BFLOAT16) {
+      fail(describe(node) + ": input " + node.input(0) + " has element type " +
+           data_type_name(*type) + ", but " + op + " takes floating-point tensors only");
+    }
+  }
+  if (same_type.contains(op)) {
+    std::optional<int32_t> first;
+    std::string first_name;
+    int count = op == "Gemm" ? std::min(node.input_size(), 2) : node.input_size();
+    for (int k = 0; k < count; ++k) {
+      if (!has_input(node, k)) continue;
+      auto type = elem_type_of(node.input(k));
+      if (!type) continue;
+      if (!first) {
+        first = type;
+        first_name = node.input(k);
+      } else if (*type != *first) {
+        fail(describe(node) + ": input " + node.input(k) + " has element type " +
+             data_type_name(*type) + " and input " + first_name + " has " + data_type_name(*first) +
+             "; " + op + " needs one element type for both");
+      }
+    }
+  }
+}
+
 void Importer::import_node(const NodeProto& node) {
+  check_input_types(node);
   for (int k = 0; k < node.output_size(); ++k) {
     // An output nobody reads is dropped, unless it is the only one.
     if (node.output(k).empty() && node.output_size() == 1) fail(describe(node) + " has no output");
@@ -444,6 +490,90 @@ void Importer::import_node(const NodeProto& node) {
   }
 }
 
+void Importer::infer_locally_if_untyped(const NodeProto& node) {
+  bool untyped = false;
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (!used(node, k)) continue;
+    auto it = value_types_.find(node.output(k));
+    if (it == value_types_.end() || !fully_typed(it->second)) untyped = true;
+  }
+  if (!untyped) return;
+  // Whole-model inference stops typing values past an operator the ONNX library does not know
+  // (a newer opset's Gelu, say, which the IR maps itself). Typed inputs are known here: infer
+  // this one node on its own, with small constant inputs given by value for data-dependent
+  // shapes (Reshape, Expand).
+  // The ONNX library may know an older opset than the model's (Debian's 1.12 knows 17): the
+  // node is inferred under the newest opset it knows, unless its operator changed after that.
+  static const std::set<std::string> changed_after_17 = {"ReduceMax",
+                                                         "ReduceMin",
+                                                         "ReduceSum",
+                                                         "ReduceMean",
+                                                         "ReduceProd",
+                                                         "ReduceL1",
+                                                         "ReduceL2",
+                                                         "ReduceLogSum",
+                                                         "ReduceLogSumExp",
+                                                         "ReduceSumSquare",
+                                                         "Split",
+                                                         "Pad",
+                                                         "Resize",
+                                                         "Col2Im",
+                                                         "CenterCropPad",
+                                                         "GroupNormalization",
+                                                         "DFT",
+                                                         "AffineGrid",
+                                                         "Gelu",
+                                                         "ConstantOfShape",
+                                                         "DeformConv",
+                                                         "ImageDecoder",
+                                                         "RegexFullMatch",
+                                                         "StringSplit"};
+  const auto& ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  int64_t known = ranges.contains("") ? ranges.at("").second : result_.opset;
+  if (is_default_domain(node.domain()) && result_.opset > known &&
+      changed_after_17.contains(node.op_type())) {
+    return;
+  }
+  ModelProto single;
+  single.set_ir_version(model_.ir_version());
+  *single.mutable_opset_import() = model_.opset_import();
+  for (auto& entry : *single.mutable_opset_import()) {
+    if (is_default_domain(entry.domain())) entry.set_version(std::min(entry.version(), known));
+  }
+  auto* g = single.mutable_graph();
+  g->set_name("node");
+  *g->add_node() = node;
+  std::set<std::string> declared;
+  for (const auto& name : node.input()) {
+    if (name.empty() || !declared.insert(name).second) continue;
+    if (auto it = other_constants_.find(name); it != other_constants_.end()) {
+      *g->add_initializer() = it->second;
+      continue;
+    }
+    auto value = values_.find(name);
+    if (value == values_.end()) continue;
+    const ir::TensorType& type = graph().type(value->second);
+    auto* info = g->add_input();
+    info->set_name(name);
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(to_onnx_elem_type(type.dtype));
+    auto* shape = tensor->mutable_shape();  // present even for a scalar: rank 0 is known
+    for (int64_t d : type.dims) shape->add_dim()->set_dim_value(d);
+  }
+  try {
+    ::onnx::shape_inference::InferShapes(single, ::onnx::OpSchemaRegistry::Instance(),
+                                         ::onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception&) {
+    return;  // left untyped: static_type names the value
+  }
+  for (const auto& info : single.graph().output()) {
+    if (info.type().has_tensor_type()) value_types_[info.name()] = info.type();
+  }
+  for (const auto& info : single.graph().value_info()) {
+    if (info.type().has_tensor_type()) value_types_[info.name()] = info.type();
+  }
+}
+
 void Importer::import_opaque(const NodeProto& node) {
   OpaqueCapsule capsule;
   *capsule.node.mutable_attribute() = node.attribute();
@@ -465,6 +595,7 @@ void Importer::import_opaque(const NodeProto& node) {
   }
   std::vector<std::string> names;
   std::string types;
+  infer_locally_if_untyped(node);
   for (int k = 0; k < node.output_size(); ++k) {
     if (node.output(k).empty()) {
       capsule.node.add_output("");
@@ -523,11 +654,15 @@ bool Importer::import_known(const NodeProto& node) {
     return true;
   }
   if (op == "Identity" || op == "Dropout") {
+    // Aliases of a value of any type.
+    require(has_input(node, 0));
     const std::string& name = node.input(0);
     if (auto other = other_constants_.find(name); other != other_constants_.end()) {
       other_constants_[out()] = other->second;
+    } else if (auto value = values_.find(name); value != values_.end()) {
+      values_[out()] = value->second;
     } else {
-      values_[out()] = input(node, 0);
+      input(node, 0);  // the unknown-name error
     }
     return true;
   }
@@ -661,10 +796,6 @@ bool Importer::import_known(const NodeProto& node) {
     require(pads && pads->size() == 2 * dims(x).size());
     for (int64_t p : *pads) require(p >= 0);
     add(OpKind::Pad, {x}, {{"pads", *pads}}, out());
-    return true;
-  }
-  if (op == "Constant") {
-    import_constant(node);
     return true;
   }
   return false;
@@ -875,31 +1006,6 @@ void Importer::import_clip(const NodeProto& node) {
   add(OpKind::Clip, {x}, {{"min", low}, {"max", high}}, node.output(0));
 }
 
-void Importer::import_constant(const NodeProto& node) {
-  TensorProto tensor;
-  if (const AttributeProto* value = find_attr(node, "value")) {
-    tensor = value->t();
-  } else if (const AttributeProto* f = find_attr(node, "value_float")) {
-    tensor.set_data_type(TensorProto::FLOAT);
-    tensor.add_float_data(f->f());
-  } else if (const AttributeProto* fs = find_attr(node, "value_floats")) {
-    tensor.set_data_type(TensorProto::FLOAT);
-    tensor.add_dims(fs->floats_size());
-    for (float v : fs->floats()) tensor.add_float_data(v);
-  } else if (const AttributeProto* i = find_attr(node, "value_int")) {
-    tensor.set_data_type(TensorProto::INT64);
-    tensor.add_int64_data(i->i());
-  } else if (const AttributeProto* is = find_attr(node, "value_ints")) {
-    tensor.set_data_type(TensorProto::INT64);
-    tensor.add_dims(is->ints_size());
-    for (int64_t v : is->ints()) tensor.add_int64_data(v);
-  } else {
-    throw NotExpressible{};
-  }
-  tensor.set_name(node.output(0));
-  add_initializer(tensor);
-}
-
 void Importer::add_outputs() {
   const auto& g = model_.graph();
   if (g.output_size() == 0) fail("the graph has no outputs");
@@ -919,7 +1025,8 @@ void Importer::add_outputs() {
 
 }  // namespace
 
-OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source) {
+OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
+                            const ImportOptions& options) {
   ModelProto model;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
@@ -930,12 +1037,31 @@ OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source) {
   if (!model.has_graph() || model.ir_version() <= 0) {
     throw Error(source + ": not a valid ONNX model (no graph or no IR version)");
   }
-  return Importer(model, source).run();
+  return import_onnx_model(std::move(model), source, options);
 }
 
-OnnxModel import_onnx(const std::string& path) {
+OnnxModel import_onnx_model(ModelProto model, const std::string& source,
+                            const ImportOptions& options) {
+  int64_t opset = default_opset(model, source);
+  pin_input_shapes(model, options.input_shapes, source);
+  require_static_inputs(model, source);
+  FoldOptions folding;
+  folding.element_limit = options.fold_element_limit;
+  FoldReport folded;
+  try {
+    folded = fold_constants(model, opset, folding);
+  } catch (const Error& error) {
+    throw Error(source + ": cannot fold constants: " + error.what());
+  }
+  OnnxModel result = Importer(model, source).run();
+  result.folded_nodes = folded.folded_nodes;
+  result.folded_by_op = folded.folded_by_op;
+  return result;
+}
+
+OnnxModel import_onnx(const std::string& path, const ImportOptions& options) {
   std::string bytes = read_file(path);
-  return import_onnx_bytes(bytes, path);
+  return import_onnx_bytes(bytes, path, options);
 }
 
 }  // namespace saturate::onnx

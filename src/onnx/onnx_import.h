@@ -1,20 +1,47 @@
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "ir/tensor_type.h"
 #include "onnx/onnx_model.h"
+
+namespace onnx {
+class ModelProto;
+}
 
 namespace saturate::onnx {
 
-// Reads an ONNX model (default-domain opset 11..21, float32 values, static shapes) into the IR.
+struct ImportOptions {
+  // Graph input name -> dims (`--input-shape NAME=1,128`), for inputs with dynamic dimensions.
+  std::map<std::string, ir::Dims> input_shapes;
+  // The largest tensor import-time constant folding may produce (elements).
+  int64_t fold_element_limit = int64_t{1} << 26;
+};
+
+// Parses "NAME=1,128" into (NAME, [1, 128]); throws saturate::Error on anything else.
+std::pair<std::string, ir::Dims> parse_input_shape(const std::string& text);
+
+// Reads an ONNX model (default-domain opset 11..21, static shapes once `input_shapes` are
+// applied, values of any element type) into the IR. First every subgraph whose value is known
+// from initializers, constants and static shapes is folded into initializers (shape
+// arithmetic, masks); then float32 operators the IR has are mapped (docs/ONNX.md has the
+// table) and any other operator, or a value of another element type, becomes a typed `opaque`
+// node that export restores exactly.
 // Operators the IR has are mapped (docs/ONNX.md has the table); any other operator, or a known
 // one with attributes the IR cannot express, becomes an `opaque` node that export restores
 // exactly. Throws saturate::Error with a one-line message naming the file and the value, node or
 // operator at fault (unreadable or invalid protobuf, unsupported opset, dynamic dimensions,
-// unknown value names, non-float tensors).
-OnnxModel import_onnx(const std::string& path);
+// unknown value names, a fold that rejects its constants).
+OnnxModel import_onnx(const std::string& path, const ImportOptions& options = {});
 // The same from bytes already in memory; `source` names them in messages.
-OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source);
+OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
+                            const ImportOptions& options = {});
+// The same from a parsed model (its data may be large: it is moved, not copied).
+OnnxModel import_onnx_model(::onnx::ModelProto model, const std::string& source,
+                            const ImportOptions& options = {});
 
 }  // namespace saturate::onnx

@@ -33,6 +33,9 @@ struct OnnxModel {
   std::vector<std::string> output_names;
   // Whether this came from an ONNX file (false: built for export from another graph).
   bool from_onnx = false;
+  // Nodes import folded into initializers (shape arithmetic, masks), by ONNX op type.
+  int folded_nodes = 0;
+  std::map<std::string, int> folded_by_op;
 };
 
 }  // namespace saturate::onnx

@@ -1,3 +1,4 @@
 saturate_test(onnx_round_trip_test saturate_onnx saturate_runtime saturate_models)
 saturate_test(onnx_errors_test saturate_onnx saturate_runtime onnx_proto)
 saturate_test(onnx_opaque_test saturate_onnx saturate_eqsat saturate_runtime saturate_cost onnx_proto)
+saturate_test(onnx_constant_folding_test saturate_onnx saturate_ir onnx_proto)

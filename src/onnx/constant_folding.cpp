@@ -1,0 +1,312 @@
+#include "onnx/constant_folding.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "onnx/fold_kernels.h"
+#include "onnx/host_tensor.h"
+#include "onnx/node_attributes.h"
+#include "onnx/onnx_tensor_data.h"
+#include "support/error.h"
+
+namespace saturate::onnx {
+namespace {
+
+using ::onnx::ModelProto;
+using ::onnx::NodeProto;
+using ::onnx::TensorProto;
+
+// Initializers up to this many elements keep their data in the copy shape inference sees:
+// shape tensors and scalars, which its data propagation reads.
+constexpr int64_t kInferenceDataLimit = 1024;
+
+// The tensor a Constant node holds, when it holds a numeric tensor.
+std::optional<TensorProto> constant_tensor(const NodeProto& node) {
+  TensorProto tensor;
+  if (const auto* value = find_attr(node, "value")) {
+    tensor = value->t();
+  } else if (const auto* f = find_attr(node, "value_float")) {
+    tensor.set_data_type(TensorProto::FLOAT);
+    tensor.add_float_data(f->f());
+  } else if (const auto* fs = find_attr(node, "value_floats")) {
+    tensor.set_data_type(TensorProto::FLOAT);
+    tensor.add_dims(fs->floats_size());
+    for (float v : fs->floats()) tensor.add_float_data(v);
+  } else if (const auto* i = find_attr(node, "value_int")) {
+    tensor.set_data_type(TensorProto::INT64);
+    tensor.add_int64_data(i->i());
+  } else if (const auto* is = find_attr(node, "value_ints")) {
+    tensor.set_data_type(TensorProto::INT64);
+    tensor.add_dims(is->ints_size());
+    for (int64_t v : is->ints()) tensor.add_int64_data(v);
+  } else {
+    return std::nullopt;
+  }
+  if (node.output_size() != 1 || node.output(0).empty()) return std::nullopt;
+  tensor.set_name(node.output(0));
+  return tensor;
+}
+
+int64_t element_count_of(const TensorProto& tensor) {
+  return checked_element_count(tensor_dims(tensor)).value_or(-1);
+}
+
+// Static dims of a typed value, when every dimension is known.
+std::optional<ir::Dims> static_dims(const ::onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  ir::Dims dims;
+  for (const auto& dim : type.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
+    dims.push_back(dim.dim_value());
+  }
+  return dims;
+}
+
+class Folder {
+ public:
+  Folder(ModelProto& model, int64_t opset, const FoldOptions& options)
+      : model_(model), options_(options) {
+    context_.opset = opset;
+    context_.element_limit = options.element_limit;
+  }
+
+  FoldReport run() {
+    constants_to_initializers();
+    index_initializers();
+    for (report_.rounds = 1; report_.rounds <= options_.max_rounds; ++report_.rounds) {
+      types_ = infer_types_without_weights(model_);
+      if (!fold_round()) break;
+    }
+    return report_;
+  }
+
+ private:
+  void constants_to_initializers() {
+    auto* graph = model_.mutable_graph();
+    std::vector<NodeProto> kept;
+    bool changed = false;
+    for (const auto& node : graph->node()) {
+      if (node.op_type() == "Constant" && is_default_domain(node.domain())) {
+        if (auto tensor = constant_tensor(node)) {
+          *graph->add_initializer() = std::move(*tensor);
+          changed = true;
+          continue;
+        }
+      }
+      kept.push_back(node);
+    }
+    if (!changed) return;
+    graph->clear_node();
+    for (auto& node : kept) *graph->add_node() = std::move(node);
+  }
+
+  void index_initializers() {
+    initializers_.clear();
+    for (int k = 0; k < model_.graph().initializer_size(); ++k) {
+      initializers_[model_.graph().initializer(k).name()] = k;
+    }
+  }
+
+  // The known value of `name`, read on first use; nullptr when it is not a foldable constant.
+  const HostTensor* known(const std::string& name) {
+    if (auto it = values_.find(name); it != values_.end()) return &it->second;
+    auto init = initializers_.find(name);
+    if (init == initializers_.end()) return nullptr;
+    const TensorProto& tensor = model_.graph().initializer(init->second);
+    if (!foldable_type(tensor.data_type()) || tensor.data_location() == TensorProto::EXTERNAL) {
+      return nullptr;
+    }
+    HostTensor value = read_host_tensor(tensor, "initializer " + name);
+    return &values_.emplace(name, std::move(value)).first->second;
+  }
+
+  bool is_initializer(const std::string& name) const { return initializers_.contains(name); }
+
+  int32_t elem_type_of(const std::string& name) const {
+    if (auto it = initializers_.find(name); it != initializers_.end()) {
+      return model_.graph().initializer(it->second).data_type();
+    }
+    if (auto it = types_.find(name); it != types_.end() && it->second.has_tensor_type()) {
+      return it->second.tensor_type().elem_type();
+    }
+    return TensorProto::UNDEFINED;
+  }
+
+  std::optional<ir::Dims> dims_of(const std::string& name) const {
+    if (auto it = initializers_.find(name); it != initializers_.end()) {
+      return tensor_dims(model_.graph().initializer(it->second));
+    }
+    if (auto it = types_.find(name); it != types_.end()) return static_dims(it->second);
+    return std::nullopt;
+  }
+
+  // Shape and Size need only the input's static shape.
+  std::optional<std::vector<HostTensor>> fold_shape(const NodeProto& node) {
+    if (node.input_size() < 1) return std::nullopt;
+    auto dims = dims_of(node.input(0));
+    if (!dims) return std::nullopt;
+    HostTensor out;
+    out.elem_type = TensorProto::INT64;
+    if (node.op_type() == "Size") {
+      auto count = checked_element_count(*dims);
+      if (!count) return std::nullopt;
+      out.ints = {*count};
+      return std::vector<HostTensor>{out};
+    }
+    auto rank = static_cast<int64_t>(dims->size());
+    int64_t start = attr_int(node, "start", 0);
+    int64_t end = attr_int(node, "end", rank);
+    if (start < 0) start = std::max<int64_t>(start + rank, 0);
+    if (end < 0) end = std::max<int64_t>(end + rank, 0);
+    start = std::min(start, rank);
+    end = std::min(end, rank);
+    for (int64_t a = start; a < end; ++a) out.ints.push_back((*dims)[static_cast<size_t>(a)]);
+    out.dims = {static_cast<int64_t>(out.ints.size())};
+    return std::vector<HostTensor>{out};
+  }
+
+  bool worth_folding(const NodeProto& node) const {
+    // Float32 weight arithmetic of some size is left to the IR, which folds it on export.
+    int64_t float_elements = 0;
+    for (const auto& name : node.input()) {
+      if (name.empty()) continue;
+      auto it = initializers_.find(name);
+      if (it == initializers_.end()) return true;
+      const TensorProto& tensor = model_.graph().initializer(it->second);
+      if (tensor.data_type() != TensorProto::FLOAT) return true;
+      float_elements += element_count_of(tensor);
+    }
+    return float_elements <= options_.float_input_limit;
+  }
+
+  std::optional<std::vector<HostTensor>> try_fold(const NodeProto& node) {
+    if (!is_default_domain(node.domain())) return std::nullopt;
+    for (const auto& attr : node.attribute()) {
+      if (attr.type() == ::onnx::AttributeProto::GRAPH ||
+          attr.type() == ::onnx::AttributeProto::GRAPHS) {
+        return std::nullopt;
+      }
+    }
+    const std::string& op = node.op_type();
+    if (op == "Shape" || op == "Size") return fold_shape(node);
+    if (!is_foldable_op(op)) return std::nullopt;
+    std::vector<const HostTensor*> inputs;
+    for (const auto& name : node.input()) {
+      if (name.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      if (!is_initializer(name)) return std::nullopt;
+    }
+    if (!worth_folding(node)) return std::nullopt;
+    inputs.clear();
+    for (const auto& name : node.input()) {
+      if (name.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      const HostTensor* value = known(name);
+      if (value == nullptr) return std::nullopt;
+      inputs.push_back(value);
+    }
+    return fold_node(node, inputs, context_);
+  }
+
+  bool fold_round() {
+    auto* graph = model_.mutable_graph();
+    std::vector<NodeProto> kept;
+    int folded = 0;
+    for (const auto& node : graph->node()) {
+      std::optional<std::vector<HostTensor>> outputs;
+      try {
+        outputs = try_fold(node);
+      } catch (const Error& error) {
+        throw Error(describe(node) + ": " + error.what());
+      }
+      if (!outputs || outputs->size() != static_cast<size_t>(node.output_size())) {
+        kept.push_back(node);
+        continue;
+      }
+      for (int k = 0; k < node.output_size(); ++k) {
+        const std::string& name = node.output(k);
+        if (name.empty()) continue;
+        auto& value = (*outputs)[static_cast<size_t>(k)];
+        TensorProto* tensor = graph->add_initializer();
+        write_host_tensor(value, name, *tensor);
+        initializers_[name] = graph->initializer_size() - 1;
+        values_[name] = std::move(value);
+      }
+      ++folded;
+      ++report_.folded_by_op[node.op_type()];
+    }
+    if (folded == 0) return false;
+    report_.folded_nodes += folded;
+    graph->clear_node();
+    for (auto& node : kept) *graph->add_node() = std::move(node);
+    return true;
+  }
+
+  ModelProto& model_;
+  FoldOptions options_;
+  FoldContext context_;
+  FoldReport report_;
+  std::unordered_map<std::string, int> initializers_;  // name -> index in the graph
+  std::unordered_map<std::string, HostTensor> values_;
+  std::map<std::string, ::onnx::TypeProto> types_;
+};
+
+}  // namespace
+
+std::map<std::string, ::onnx::TypeProto> infer_types_without_weights(const ModelProto& model) {
+  ModelProto skeleton;
+  skeleton.set_ir_version(model.ir_version());
+  *skeleton.mutable_opset_import() = model.opset_import();
+  *skeleton.mutable_functions() = model.functions();
+  const auto& graph = model.graph();
+  auto* out = skeleton.mutable_graph();
+  out->set_name(graph.name());
+  *out->mutable_input() = graph.input();
+  *out->mutable_output() = graph.output();
+  *out->mutable_node() = graph.node();
+  *out->mutable_value_info() = graph.value_info();  // types the model states itself
+  std::set<std::string> inputs;
+  for (const auto& info : graph.input()) inputs.insert(info.name());
+  for (const auto& tensor : graph.initializer()) {
+    if (element_count_of(tensor) >= 0 && element_count_of(tensor) <= kInferenceDataLimit &&
+        tensor.data_location() != TensorProto::EXTERNAL) {
+      *out->add_initializer() = tensor;
+      continue;
+    }
+    if (inputs.contains(tensor.name())) continue;
+    auto* info = out->add_input();
+    info->set_name(tensor.name());
+    auto* type = info->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(tensor.data_type());
+    auto* shape = type->mutable_shape();
+    for (int64_t d : tensor.dims()) shape->add_dim()->set_dim_value(d);
+  }
+  try {
+    ::onnx::shape_inference::InferShapes(skeleton, ::onnx::OpSchemaRegistry::Instance(),
+                                         ::onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception&) {
+    // What inference could not type stays unknown; the importer reports it if it matters.
+  }
+  std::map<std::string, ::onnx::TypeProto> types;
+  const auto& inferred = skeleton.graph();
+  for (const auto& info : inferred.input()) types[info.name()] = info.type();
+  for (const auto& info : inferred.value_info()) types[info.name()] = info.type();
+  for (const auto& info : inferred.output()) {
+    if (info.type().has_tensor_type()) types[info.name()] = info.type();
+  }
+  return types;
+}
+
+FoldReport fold_constants(ModelProto& model, int64_t opset, const FoldOptions& options) {
+  return Folder(model, opset, options).run();
+}
+
+}  // namespace saturate::onnx

@@ -1,0 +1,42 @@
+#pragma once
+
+// Import-time constant folding (internal to the onnx part): every node whose value is known
+// from initializers, constants and static shapes is evaluated once and replaced by an
+// initializer, as onnxsim would leave the model.
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace saturate::onnx {
+
+struct FoldOptions {
+  // Largest tensor one fold may produce (elements); a larger one is an error naming the node.
+  int64_t element_limit = int64_t{1} << 26;
+  // Nodes on float32 values only are folded when their inputs hold at most this many elements:
+  // larger weight-only computations are the IR's (folded again on export), not worth a copy.
+  int64_t float_input_limit = int64_t{1} << 16;
+  // Folding and shape inference alternate until nothing new folds, at most this often.
+  int max_rounds = 16;
+};
+
+struct FoldReport {
+  int folded_nodes = 0;
+  int rounds = 0;
+  std::map<std::string, int> folded_by_op;  // ONNX op type -> nodes folded
+};
+
+// Folds `model`'s main graph in place: folded nodes are removed, their outputs become
+// initializers (Constant nodes become initializers too). Graph inputs must have static shapes
+// for Shape and Size to fold. Throws saturate::Error naming the node when a fold rejects its
+// inputs (a Gather index out of range in constants) or passes the element limit.
+FoldReport fold_constants(::onnx::ModelProto& model, int64_t opset, const FoldOptions& options);
+
+// ONNX shape inference on a copy of `model` that leaves out the data of large initializers
+// (they become typed graph inputs: inference needs their types, not their values). Returns
+// value name -> type for every value it typed. Never throws: what it cannot type is absent.
+std::map<std::string, ::onnx::TypeProto> infer_types_without_weights(
+    const ::onnx::ModelProto& model);
+
+}  // namespace saturate::onnx
