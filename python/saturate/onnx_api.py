@@ -51,6 +51,7 @@ def optimize_onnx(
     verify: bool = False,
     threads: int = 1,
     latency_runs: int = 20,
+    input_shapes: Optional[dict[str, list[int]]] = None,
 ):
     """Optimizes an ONNX model and returns the optimized ``onnx.ModelProto``.
 
@@ -60,7 +61,8 @@ def optimize_onnx(
     ``SaturateError`` on a mismatch. With ``cost="onnxruntime"`` both whole models are then
     timed in ONNX Runtime (``latency_runs`` interleaved runs each, 0 for no check) and the
     original is returned when the optimized one is slower, as ``saturate optimize`` does. The
-    report of the run is ``saturate.last_report()``.
+    report of the run is ``saturate.last_report()``. ``input_shapes`` pins inputs with dynamic
+    dimensions (``{"input_ids": [1, 128]}``), as ``--input-shape`` does.
     """
     import onnx
 
@@ -80,6 +82,7 @@ def optimize_onnx(
         ilp_time_limit=ilp_time_limit,
         time_limit=time_limit,
         threads=threads,
+        input_shapes={name: list(dims) for name, dims in (input_shapes or {}).items()},
     )
     report = dict(report)
     report["latency_check"] = None

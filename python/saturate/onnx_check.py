@@ -2,7 +2,8 @@
 
 ``saturate optimize model.onnx --verify`` calls this as
 ``python3 -m saturate.onnx_check ORIGINAL OPTIMIZED --json``: both models run on the same random
-inputs (float32, normal, fixed seed) and the largest absolute and relative differences of every
+inputs (floats normal, token ids below their
+embedding's size, masks of ones; fixed seed) and the largest absolute and relative differences of every
 output are reported. The exit status is 1 on a mismatch, 2 when a model cannot be run.
 """
 from __future__ import annotations
@@ -51,15 +52,83 @@ def _session(model):
     return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
 
 
-def random_feeds(session, rng) -> dict[str, np.ndarray]:
+_NUMPY_TYPES = {
+    "tensor(float)": np.float32,
+    "tensor(double)": np.float64,
+    "tensor(float16)": np.float16,
+    "tensor(int64)": np.int64,
+    "tensor(int32)": np.int32,
+    "tensor(int16)": np.int16,
+    "tensor(int8)": np.int8,
+    "tensor(uint8)": np.uint8,
+    "tensor(uint16)": np.uint16,
+    "tensor(uint32)": np.uint32,
+    "tensor(uint64)": np.uint64,
+    "tensor(bool)": np.bool_,
+}
+
+
+# Operators that pass their first input's values through unchanged, only re-laid out.
+_SAME_VALUES = {"Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity", "Expand", "Transpose"}
+
+
+def index_bounds(model) -> dict[str, int]:
+    """For each graph input used as Gather indices into a tensor of known shape (token ids into
+    an embedding table), the size of the gathered axis: random ids must stay below it."""
+    if model is None:
+        return {}
+    import onnx
+
+    if isinstance(model, (bytes, bytearray)):
+        model = onnx.load_from_string(bytes(model))
+    elif not hasattr(model, "graph"):
+        model = onnx.load(str(model), load_external_data=False)
+    graph = model.graph
+    dims = {t.name: list(t.dims) for t in graph.initializer}
+    for info in list(graph.value_info) + list(graph.input):
+        shape = info.type.tensor_type.shape
+        if info.name not in dims and all(d.HasField("dim_value") for d in shape.dim):
+            dims[info.name] = [d.dim_value for d in shape.dim]
+    # The graph input each value merely reshapes (exporters often flatten the ids first).
+    origin = {i.name: i.name for i in graph.input}
+    bounds: dict[str, int] = {}
+    for node in graph.node:
+        if node.op_type in _SAME_VALUES and node.input and node.input[0] in origin:
+            for output in node.output:
+                origin[output] = origin[node.input[0]]
+        if node.op_type != "Gather" or len(node.input) < 2 or node.input[1] not in origin:
+            continue
+        data = dims.get(node.input[0])
+        if not data:
+            continue
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
+        size = data[axis % len(data)]
+        name = origin[node.input[1]]
+        bounds[name] = min(bounds.get(name, size), size)
+    return bounds
+
+
+def random_feeds(session, rng, model=None) -> dict[str, np.ndarray]:
+    """Random inputs for every graph input: floats from a normal distribution; integers used as
+    Gather indices uniform below the gathered axis's size (token ids), other integers 1 and
+    booleans True (attention masks that keep every position)."""
+    bounds = index_bounds(model)
     feeds = {}
     for value in session.get_inputs():
-        if value.type != "tensor(float)":
-            raise ValueError(f"input {value.name} has type {value.type}; only float inputs are fed")
+        dtype = _NUMPY_TYPES.get(value.type)
+        if dtype is None:
+            raise ValueError(f"input {value.name} has type {value.type}, which is not fed")
         shape = value.shape
         if any(not isinstance(dim, int) for dim in shape):
             raise ValueError(f"input {value.name} has a dynamic shape {shape}")
-        feeds[value.name] = rng.standard_normal(shape).astype(np.float32)
+        if np.issubdtype(dtype, np.floating):
+            feeds[value.name] = rng.standard_normal(shape).astype(dtype)
+        elif dtype is np.bool_:
+            feeds[value.name] = np.ones(shape, dtype=np.bool_)
+        elif value.name in bounds:
+            feeds[value.name] = rng.integers(0, max(bounds[value.name], 1), shape).astype(dtype)
+        else:
+            feeds[value.name] = np.ones(shape, dtype=dtype)
     return feeds
 
 
@@ -80,7 +149,8 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=1e-3, atol=1e-
     ok = True
     finite = True
     for _ in range(trials):
-        feeds = random_feeds(first, rng)
+        # The optimized model's input shapes: static where --input-shape pinned the original's.
+        feeds = random_feeds(second, rng, original)
         expected = first.run(None, feeds)
         actual = second.run(None, feeds)
         for name, want, got in zip(names_first, expected, actual):

@@ -51,7 +51,7 @@ def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
                                     providers=["CPUExecutionProvider"])
 
     sessions = [session(original), session(optimized)]
-    feeds = onnx_check.random_feeds(sessions[0], np.random.default_rng(0))
+    feeds = onnx_check.random_feeds(sessions[0], np.random.default_rng(0), original)
     for each in sessions:
         for _ in range(warmup):
             each.run(None, feeds)

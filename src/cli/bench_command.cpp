@@ -27,6 +27,7 @@ namespace {
 struct BenchOptions {
   std::string graph;
   bool reduced = false;
+  std::vector<std::string> input_shapes;
   int runs = 20;
   int warmup = 3;
   int threads = 0;
@@ -156,7 +157,7 @@ nlohmann::ordered_json to_json(const GraphBench& bench) {
 
 void run_bench(const BenchOptions& options) {
   if (options.runs < 1) throw Error("--runs must be at least 1");
-  ir::Graph graph = load_graph(options.graph, options.reduced);
+  ir::Graph graph = load_graph(options.graph, options.reduced, options.input_shapes);
   CostModelOptions cost_options = options.cost;
   cost_options.threads = options.threads;
   std::unique_ptr<cost::CostModel> model = make_cost_model(cost_options);
@@ -262,6 +263,7 @@ void register_bench_command(CLI::App& app) {
       "optimized graph side by side with the cost model's predicted speedup");
   command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
+  add_input_shape_option(command, options->input_shapes);
   command->add_option("--runs", options->runs, "Timed runs per graph")->capture_default_str();
   command->add_option("--warmup", options->warmup, "Untimed runs before them")
       ->check(CLI::NonNegativeNumber)

@@ -14,6 +14,7 @@ struct ExportOptions {
   std::string graph;
   std::string output;
   bool reduced = false;
+  std::vector<std::string> input_shapes;
   uint64_t seed = 0;
   double weight_scale = 1.0;
 };
@@ -22,7 +23,7 @@ void export_graph(const ExportOptions& options) {
   if (std::filesystem::path(options.output).extension() != ".onnx") {
     throw Error("export: the output must be an .onnx file (got " + options.output + ")");
   }
-  LoadedGraph loaded = load_graph_source(options.graph, options.reduced);
+  LoadedGraph loaded = load_graph_source(options.graph, options.reduced, options.input_shapes);
   // A bundled model or a text graph has no trained weights: random ones, seeded, so that the
   // exported model runs and a benchmark of it is reproducible.
   const bool random = loaded.onnx == nullptr;
@@ -56,6 +57,7 @@ void register_export_command(CLI::App& app) {
       ->required();
   command->add_option("-o,--output", options->output, "The ONNX file to write")->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
+  add_input_shape_option(command, options->input_shapes);
   command->add_option("--seed", options->seed, "Seed of the random weights")->capture_default_str();
   command
       ->add_option("--weight-scale", options->weight_scale,

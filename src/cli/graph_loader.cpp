@@ -10,15 +10,27 @@
 
 namespace saturate::cli {
 
-ir::Graph load_graph(const std::string& spec, bool reduced) {
-  return load_graph_source(spec, reduced).graph;
+ir::Graph load_graph(const std::string& spec, bool reduced,
+                     const std::vector<std::string>& input_shapes) {
+  return load_graph_source(spec, reduced, input_shapes).graph;
 }
 
-LoadedGraph load_graph_source(const std::string& spec, bool reduced) {
+LoadedGraph load_graph_source(const std::string& spec, bool reduced,
+                              const std::vector<std::string>& input_shapes) {
   if (ends_with(spec, ".onnx")) {
     if (reduced) throw Error("--reduced applies to bundled models only, not to '" + spec + "'");
-    auto model = std::make_shared<const onnx::OnnxModel>(onnx::import_onnx(spec));
+    onnx::ImportOptions options;
+    for (const auto& text : input_shapes) {
+      auto [name, dims] = onnx::parse_input_shape(text);
+      if (!options.input_shapes.emplace(name, dims).second) {
+        throw Error("--input-shape gives " + name + " twice");
+      }
+    }
+    auto model = std::make_shared<const onnx::OnnxModel>(onnx::import_onnx(spec, options));
     return {model->graph, "onnx", model};
+  }
+  if (!input_shapes.empty()) {
+    throw Error("--input-shape applies to ONNX models only, not to '" + spec + "'");
   }
   if (ends_with(spec, ".sxp") || std::filesystem::exists(spec)) {
     if (reduced) throw Error("--reduced applies to bundled models only, not to '" + spec + "'");
@@ -30,6 +42,12 @@ LoadedGraph load_graph_source(const std::string& spec, bool reduced) {
   std::string known = join(models::all_models(), ", ", [](const auto& m) { return m.name; });
   throw Error("'" + spec + "' is neither a bundled model (" + known +
               ") nor a graph file (.sxp, .onnx)");
+}
+
+void add_input_shape_option(CLI::App* command, std::vector<std::string>& input_shapes) {
+  command->add_option("--input-shape", input_shapes,
+                      "Pin an ONNX input's dimensions, NAME=D1,D2,... (repeatable), e.g. "
+                      "input_ids=1,128; needed for inputs with dynamic dimensions");
 }
 
 }  // namespace saturate::cli

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "onnx/onnx_model.h"
@@ -11,7 +13,9 @@ namespace saturate::cli {
 // Resolves what a user names on the command line: a bundled model name ("bert"), a path to
 // a graph in text form (".sxp") or an ONNX model (".onnx"). Throws saturate::Error listing the
 // known models otherwise.
-ir::Graph load_graph(const std::string& spec, bool reduced);
+// `input_shapes` are `--input-shape NAME=1,128` texts, for ONNX inputs with dynamic dims.
+ir::Graph load_graph(const std::string& spec, bool reduced,
+                     const std::vector<std::string>& input_shapes = {});
 
 // What load_graph_source read: the graph, where it came from, and for an ONNX file the model
 // that export needs (weights, opsets, interface).
@@ -20,6 +24,10 @@ struct LoadedGraph {
   std::string format;                           // "onnx", "sxp" or "bundled"
   std::shared_ptr<const onnx::OnnxModel> onnx;  // set for ONNX files only
 };
-LoadedGraph load_graph_source(const std::string& spec, bool reduced);
+LoadedGraph load_graph_source(const std::string& spec, bool reduced,
+                              const std::vector<std::string>& input_shapes = {});
+
+// Adds `--input-shape NAME=D1,D2,...` (repeatable) to a command that reads a graph.
+void add_input_shape_option(CLI::App* command, std::vector<std::string>& input_shapes);
 
 }  // namespace saturate::cli

@@ -25,7 +25,7 @@ namespace saturate::cli {
 namespace {
 
 void run_optimize(const OptimizeCommandOptions& given) {
-  LoadedGraph loaded = load_graph_source(given.graph, given.reduced);
+  LoadedGraph loaded = load_graph_source(given.graph, given.reduced, given.input_shapes);
   OptimizeCommandOptions options = given;
   options.input_format = loaded.format;
   options.onnx_source = loaded.onnx;
@@ -214,6 +214,7 @@ void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::
   add_cost_model_report(model, full_report);
   full_report["input_format"] = options.input_format;
   full_report["opaque_nodes"] = original.nodes_of(ir::OpKind::Opaque).size();
+  if (options.onnx_source) full_report["folded_nodes"] = options.onnx_source->folded_nodes;
   if (!options.json_path.empty()) {
     write_file_atomically(options.json_path, full_report.dump(2) + "\n");
   }
@@ -238,6 +239,7 @@ void register_optimize_command(CLI::App& app) {
   command->add_option("MODEL", options->graph, "Bundled model name, .sxp graph or .onnx model")
       ->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
+  add_input_shape_option(command, options->input_shapes);
   command->add_option("-o,--output", options->output_path,
                       "Write the optimized graph (.sxp, or .onnx for an ONNX input)");
   command->add_option("--json", options->json_path, "Write a JSON report");

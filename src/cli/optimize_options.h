@@ -18,6 +18,7 @@ namespace saturate::cli {
 struct OptimizeCommandOptions {
   std::string graph;
   bool reduced = false;
+  std::vector<std::string> input_shapes;
   std::string output_path;
   std::string json_path;
   std::string dot_path;

@@ -35,6 +35,7 @@ struct ApplyOptions {
   std::string patterns;
   std::string graph;
   bool reduced = false;
+  std::vector<std::string> input_shapes;
   std::string output_path;
   std::string dot_path;
   std::string json_path;
@@ -56,7 +57,7 @@ void run_compile(const CompileOptions& options) {
 
 void run_apply(const ApplyOptions& options) {
   pm::Module module = pm::load_pmb(options.patterns);
-  ir::Graph graph = load_graph(options.graph, options.reduced);
+  ir::Graph graph = load_graph(options.graph, options.reduced, options.input_shapes);
   if (!options.explain_value.empty()) {
     std::printf("%s", pm::explain(graph, module, options.explain_value).c_str());
     return;
@@ -122,6 +123,7 @@ void register_pm_command(CLI::App& app) {
   apply->add_option("MODEL", apply_options->graph, "Bundled model name or .sxp graph file")
       ->required();
   apply->add_flag("--reduced", apply_options->reduced, "Use the reduced-size variant of a model");
+  add_input_shape_option(apply, apply_options->input_shapes);
   apply->add_option("-o,--output", apply_options->output_path, "Write the rewritten graph (.sxp)");
   apply->add_option("--dot", apply_options->dot_path, "Write the rewritten graph as DOT");
   apply->add_option("--json", apply_options->json_path, "Write a JSON report");

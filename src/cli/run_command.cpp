@@ -18,6 +18,7 @@ struct RunOptions {
   uint64_t seed = 0;
   std::string precision = "f32";
   bool reduced = false;
+  std::vector<std::string> input_shapes;
   bool json = false;
   bool progress = false;
 };
@@ -39,7 +40,7 @@ class ProgressLine {
 };
 
 void run(const RunOptions& options) {
-  ir::Graph graph = load_graph(options.graph, options.reduced);
+  ir::Graph graph = load_graph(options.graph, options.reduced, options.input_shapes);
   runtime::InterpreterOptions interpreter_options;
   interpreter_options.precision =
       options.precision == "f64" ? runtime::Precision::F64 : runtime::Precision::F32;
@@ -113,6 +114,7 @@ void register_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"f32", "f64"}))
       ->capture_default_str();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
+  add_input_shape_option(command, options->input_shapes);
   command->add_flag("--json", options->json, "Print a JSON report instead of a table");
   command->add_flag("--progress", options->progress,
                     "Report progress on stderr (the default when stderr is a terminal)");

@@ -17,13 +17,21 @@ namespace {
 struct ShowOptions {
   std::string graph;
   bool reduced = false;
+  std::vector<std::string> input_shapes;
   bool json = false;
   std::string dot_path;
   std::string text_path;
 };
 
 void show(const ShowOptions& options) {
-  ir::Graph graph = load_graph(options.graph, options.reduced);
+  LoadedGraph loaded = load_graph_source(options.graph, options.reduced, options.input_shapes);
+  const ir::Graph& graph = loaded.graph;
+  // ONNX operators carried opaque, by type: what the optimizer works around.
+  std::map<std::string, int> opaque_types;
+  for (ir::NodeId id : graph.nodes_of(ir::OpKind::Opaque)) {
+    ++opaque_types[graph.node(id).attrs.get_string("op_type")];
+  }
+  int folded_nodes = loaded.onnx ? loaded.onnx->folded_nodes : 0;
   cost::AnalyticCostModel model;
   cost::GraphCost cost = cost::graph_cost(graph, model);
 
@@ -37,7 +45,9 @@ void show(const ShowOptions& options) {
   auto values = [&graph](const std::vector<ir::NodeId>& ids) {
     nlohmann::json list = nlohmann::json::array();
     for (ir::NodeId id : ids) {
-      list.push_back({{"name", graph.node(id).name()}, {"shape", graph.node(id).outputs[0].dims}});
+      list.push_back({{"name", graph.node(id).name()},
+                      {"shape", graph.node(id).outputs[0].dims},
+                      {"dtype", ir::to_string(graph.node(id).outputs[0].dtype)}});
     }
     return list;
   };
@@ -57,7 +67,12 @@ void show(const ShowOptions& options) {
                              {"parameters", parameters},
                              {"cost_model", model.name()},
                              {"cost_ms", cost.total},
-                             {"folded_operators", cost.folded_operators}};
+                             {"folded_operators", cost.folded_operators},
+                             {"opaque_op_types", opaque_types}};
+    if (loaded.onnx) {
+      report["folded_nodes"] = folded_nodes;
+      report["folded_by_op"] = loaded.onnx->folded_by_op;
+    }
     std::printf("%s\n", report.dump(2).c_str());
     return;
   }
@@ -87,6 +102,17 @@ void show(const ShowOptions& options) {
   std::printf("\n%s", table.render().c_str());
   std::printf("\ncost (%s model): %.4f ms; %d operators folded at compile time\n",
               model.name().c_str(), cost.total, cost.folded_operators);
+  if (loaded.onnx) {
+    std::printf("import: %d ONNX nodes folded into constants (shape arithmetic, masks)\n",
+                folded_nodes);
+  }
+  if (!opaque_types.empty()) {
+    std::string list;
+    for (const auto& [type, count] : opaque_types) {
+      list += (list.empty() ? "" : ", ") + type + " " + std::to_string(count);
+    }
+    std::printf("carried as opaque ONNX operators: %s\n", list.c_str());
+  }
   if (!options.dot_path.empty()) std::printf("wrote %s\n", options.dot_path.c_str());
   if (!options.text_path.empty()) std::printf("wrote %s\n", options.text_path.c_str());
 }
@@ -99,6 +125,7 @@ void register_show_command(CLI::App& app) {
       app.add_subcommand("show", "Summarize a graph: operators by type, cost, inputs and outputs");
   command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
+  add_input_shape_option(command, options->input_shapes);
   command->add_flag("--json", options->json, "Print a JSON summary instead of tables");
   command->add_option("--dot", options->dot_path, "Also write the graph as Graphviz DOT to OUT");
   command->add_option("--sxp", options->text_path, "Also write the graph in text form to OUT");

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,9 +25,12 @@ void bind_onnx(py::module_& module) {
       [](const py::bytes& model_bytes, const std::string& source, const std::string& cost,
          const std::string& cost_cache, const std::vector<std::string>& rules, size_t node_limit,
          size_t iter_limit, size_t k_multi, const std::string& extract, double ilp_time_limit,
-         double time_limit, int threads) {
+         double time_limit, int threads,
+         const std::map<std::string, std::vector<int64_t>>& input_shapes) {
         const std::string bytes = model_bytes;
-        onnx::OnnxModel model = onnx::import_onnx_bytes(bytes, source);
+        onnx::ImportOptions import_options;
+        for (const auto& [name, dims] : input_shapes) import_options.input_shapes[name] = dims;
+        onnx::OnnxModel model = onnx::import_onnx_bytes(bytes, source, import_options);
         eqsat::OptimizeOptions options =
             optimize_settings(node_limit, iter_limit, k_multi, extract, ilp_time_limit, time_limit);
         cli::CostModelOptions cost_options;
@@ -51,6 +55,7 @@ void bind_onnx(py::module_& module) {
         report["original_ops"] = model.graph.num_operators();
         report["optimized_ops"] = result.graph.num_operators();
         report["opaque_nodes"] = model.graph.nodes_of(ir::OpKind::Opaque).size();
+        report["folded_nodes"] = model.folded_nodes;
         report["egraph_nodes"] = result.exploration.egraph_nodes;
         report["iterations"] = result.exploration.iterations;
         report["explore_seconds"] = result.explore_seconds;
@@ -75,6 +80,7 @@ void bind_onnx(py::module_& module) {
       py::arg("node_limit") = 50'000, py::arg("iter_limit") = 15, py::arg("k_multi") = 1,
       py::arg("extract") = "ilp", py::arg("ilp_time_limit") = 600.0, py::arg("time_limit") = 3600.0,
       py::arg("threads") = 1,
+      py::arg("input_shapes") = std::map<std::string, std::vector<int64_t>>{},
       "Optimizes a serialized ONNX model: import, equality saturation with the rule files given "
       "(the shipped library when empty), extraction under the cost model, export. Returns "
       "(optimized model bytes, report dict).");

@@ -268,7 +268,23 @@ def test_dynamic_dimension_is_an_error(saturate, tmp_path):
     model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
     source = tmp_path / "dynamic.onnx"
     onnx.save(model, source)
-    expect_error(saturate, tmp_path, source, "dynamic shape for value x", "'batch'")
+    expect_error(saturate, tmp_path, source, "dynamic input dimensions: x[batch,", "--input-shape")
+
+
+def test_dynamic_dimension_is_pinned_with_input_shape(saturate, tmp_path):
+    model = simple_model()
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    fixed = [d.dim_value for d in dims]
+    dims[0].dim_param = "batch"
+    source = tmp_path / "dynamic.onnx"
+    onnx.save(model, source)
+    output = tmp_path / "pinned.onnx"
+    shape = ",".join(str(d) for d in fixed)
+    result = saturate("optimize", source, "-o", output, "--input-shape", f"x={shape}",
+                      "--cost", "analytic", "--verify")
+    assert result.returncode == 0, result.stderr
+    written = onnx.load(str(output))
+    assert [d.dim_value for d in written.graph.input[0].type.tensor_type.shape.dim] == fixed
 
 
 def test_missing_initializer_is_an_error(saturate, tmp_path):
@@ -279,7 +295,8 @@ def test_missing_initializer_is_an_error(saturate, tmp_path):
     expect_error(saturate, tmp_path, source, "unknown value name w")
 
 
-def test_non_float_input_is_an_error(saturate, tmp_path):
+def test_integer_values_flow_through_as_typed_opaque_nodes(saturate, tmp_path):
+    """An int32 Relu is valid ONNX: it is carried, typed, and written back as int32."""
     nodes = [helper.make_node("Relu", ["x"], ["y"])]
     graph = helper.make_graph(nodes, "ints",
                               [helper.make_tensor_value_info("x", TensorProto.INT32, [2])],
@@ -288,7 +305,25 @@ def test_non_float_input_is_an_error(saturate, tmp_path):
     model.ir_version = 8
     source = tmp_path / "ints.onnx"
     onnx.save(model, source)
-    expect_error(saturate, tmp_path, source, "INT32", "float32")
+    output = tmp_path / "ints.opt.onnx"
+    result = saturate("optimize", source, "-o", output, "--cost", "analytic", "--verify")
+    assert result.returncode == 0, result.stderr
+    written = onnx.load(str(output))
+    assert written.graph.input[0].type.tensor_type.elem_type == TensorProto.INT32
+    assert written.graph.output[0].type.tensor_type.elem_type == TensorProto.INT32
+
+
+def test_integer_fed_where_a_float_is_required_is_an_error(saturate, tmp_path):
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="product")]
+    graph = helper.make_graph(
+        nodes, "ints", [helper.make_tensor_value_info("x", TensorProto.INT64, [2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])],
+        [numpy_helper.from_array(np.ones((2, 2), np.float32), "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 8
+    source = tmp_path / "ints.onnx"
+    onnx.save(model, source)
+    expect_error(saturate, tmp_path, source, "node product, op MatMul", "INT64")
 
 
 def test_onnx_output_needs_an_onnx_input(saturate, tmp_path):
