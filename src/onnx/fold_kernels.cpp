@@ -402,8 +402,9 @@ Tensors fold_range(const Inputs& in, const FoldContext& context) {
     if (d == 0.0) reject("Range with delta 0");
     double steps = std::ceil((limit.reals[0] - s) / d);
     if (!std::isfinite(steps)) reject("Range with a non-finite length");
-    auto count = static_cast<int64_t>(std::max(steps, 0.0));
-    if (steps > static_cast<double>(context.element_limit)) count = context.element_limit + 1;
+    int64_t count = steps > static_cast<double>(context.element_limit)
+                        ? context.element_limit + 1
+                        : static_cast<int64_t>(std::max(steps, 0.0));
     HostTensor out = make_host_tensor(start.elem_type, {count}, context.element_limit);
     for (int64_t i = 0; i < count; ++i) {
       out.reals[i] = round_to_type(s + static_cast<double>(i) * d, start.elem_type);
@@ -458,7 +459,10 @@ Tensors fold_reshape(const NodeProto& node, const Inputs& in) {
     } else if (shape[i] < 0) {
       reject("Reshape to a negative dimension " + ir::to_string(shape));
     } else {
-      known = shape[i] == 0 ? 0 : (known > x.size() ? known : known * shape[i]);
+      if (known > 0 && shape[i] > std::numeric_limits<int64_t>::max() / known) {
+        reject("Reshape to " + ir::to_string(shape) + " overflows the element count");
+      }
+      known *= shape[i];
     }
   }
   if (inferred >= 0) {
@@ -871,6 +875,7 @@ Tensors fold_split(const NodeProto& node, const Inputs& in, const FoldContext& c
   auto rank = static_cast<int64_t>(x.dims.size());
   auto axis = static_cast<size_t>(normalize_axis(attr_int(node, "axis", 0), rank));
   int64_t parts = node.output_size();
+  if (parts < 1) throw NotFoldable{};
   std::vector<int64_t> sizes;
   if (context.opset >= 13) {
     if (const auto* s = optional_input(in, 1))

@@ -13,6 +13,7 @@
 
 #include "ir/op_registry.h"
 #include "onnx/constant_folding.h"
+#include "onnx/external_data.h"
 #include "onnx/host_tensor.h"
 #include "onnx/input_shapes.h"
 #include "onnx/node_attributes.h"
@@ -1025,8 +1026,9 @@ void Importer::add_outputs() {
 
 }  // namespace
 
-OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
-                            const ImportOptions& options) {
+namespace {
+
+ModelProto parse_model(std::string_view bytes, const std::string& source) {
   ModelProto model;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
@@ -1037,7 +1039,14 @@ OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
   if (!model.has_graph() || model.ir_version() <= 0) {
     throw Error(source + ": not a valid ONNX model (no graph or no IR version)");
   }
-  return import_onnx_model(std::move(model), source, options);
+  return model;
+}
+
+}  // namespace
+
+OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
+                            const ImportOptions& options) {
+  return import_onnx_model(parse_model(bytes, source), source, options);
 }
 
 OnnxModel import_onnx_model(ModelProto model, const std::string& source,
@@ -1060,8 +1069,13 @@ OnnxModel import_onnx_model(ModelProto model, const std::string& source,
 }
 
 OnnxModel import_onnx(const std::string& path, const ImportOptions& options) {
-  std::string bytes = read_file(path);
-  return import_onnx_bytes(bytes, path, options);
+  ModelProto model = parse_model(read_file(path), path);
+  // model.onnx + model.onnx.data: tensors past protobuf's 2 GB live beside the file.
+  std::filesystem::path base = std::filesystem::path(path).parent_path();
+  int external = load_external_data(model, base.empty() ? "." : base, path);
+  OnnxModel result = import_onnx_model(std::move(model), path, options);
+  result.external_tensors = external;
+  return result;
 }
 
 }  // namespace saturate::onnx

@@ -36,6 +36,8 @@ struct OnnxModel {
   // Nodes import folded into initializers (shape arithmetic, masks), by ONNX op type.
   int folded_nodes = 0;
   std::map<std::string, int> folded_by_op;
+  // Initializers read from external data files (model.onnx.data).
+  int external_tensors = 0;
 };
 
 }  // namespace saturate::onnx

@@ -1,5 +1,6 @@
 """saturate optimize on ONNX files: import, optimize, export, and ONNX Runtime agrees."""
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -7,6 +8,8 @@ import pytest
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 OPSET = 17
 RNG = np.random.default_rng(7)
@@ -412,3 +415,32 @@ def test_export_refuses_a_weight_scale_for_a_model_with_weights(saturate, tmp_pa
     result = saturate("export", source, "-o", tmp_path / "again.onnx", "--weight-scale", 0.5)
     assert result.returncode != 0 and "--weight-scale" in result.stderr
     assert not (tmp_path / "again.onnx").exists()
+
+
+def _external_copy(tmp_path):
+    """The GPT-2 fixture saved as model.onnx + model.onnx.data (how models past 2 GB come)."""
+    fixture = REPO / "tests" / "fixtures" / "exporters" / "gpt2.torchscript.onnx"
+    model = onnx.load(str(fixture))
+    folder = tmp_path / "external"
+    folder.mkdir()
+    onnx.save(model, str(folder / "model.onnx"), save_as_external_data=True,
+              all_tensors_to_one_file=True, location="model.onnx.data", size_threshold=1024)
+    return folder / "model.onnx", folder / "model.onnx.data"
+
+
+def test_external_data_is_read(saturate, tmp_path):
+    source, data = _external_copy(tmp_path)
+    assert data.stat().st_size > 100_000
+    output = tmp_path / "out.onnx"
+    result = saturate("optimize", source, "-o", output, "--cost", "analytic", "--verify")
+    assert result.returncode == 0, result.stderr
+    assert "verify: ok" in result.stderr or "verify: ok" in result.stdout
+
+
+def test_missing_or_truncated_external_data_is_an_error(saturate, tmp_path):
+    source, data = _external_copy(tmp_path)
+    content = data.read_bytes()
+    data.write_bytes(content[: len(content) // 2])
+    expect_error(saturate, tmp_path, source, "truncated", "model.onnx.data")
+    data.unlink()
+    expect_error(saturate, tmp_path, source, "model.onnx.data", "cannot be read")

@@ -1,0 +1,105 @@
+#include "onnx/external_data.h"
+
+#include <fstream>
+#include <limits>
+#include <optional>
+
+#include "onnx/host_tensor.h"
+#include "onnx/onnx_tensor_data.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace saturate::onnx {
+namespace {
+
+struct Location {
+  std::string file;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+};
+
+Location location_of(const ::onnx::TensorProto& tensor, const std::string& what) {
+  Location location;
+  for (const auto& entry : tensor.external_data()) {
+    if (entry.key() == "location") {
+      location.file = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      auto value = parse_int(entry.value());
+      if (!value || *value < 0) {
+        throw Error(what + " has an invalid external-data " + entry.key() + " '" + entry.value() +
+                    "'");
+      }
+      (entry.key() == "offset" ? location.offset : location.length.emplace()) =
+          static_cast<uint64_t>(*value);
+    }
+  }
+  if (location.file.empty()) throw Error(what + " keeps its data externally but names no file");
+  return location;
+}
+
+// The file, checked to lie inside the model's directory.
+std::filesystem::path resolve(const std::filesystem::path& base_dir, const std::string& file,
+                              const std::string& what) {
+  std::filesystem::path relative(file);
+  if (relative.is_absolute() || relative.has_root_name()) {
+    throw Error(what + " names an absolute external-data path '" + file +
+                "'; ONNX allows paths relative to the model's directory only");
+  }
+  for (const auto& part : relative) {
+    if (part == "..") {
+      throw Error(what + " names external data '" + file + "' outside the model's directory");
+    }
+  }
+  return base_dir / relative;
+}
+
+}  // namespace
+
+int load_external_data(::onnx::ModelProto& model, const std::filesystem::path& base_dir,
+                       const std::string& source) {
+  int loaded = 0;
+  for (auto& tensor : *model.mutable_graph()->mutable_initializer()) {
+    if (tensor.data_location() != ::onnx::TensorProto::EXTERNAL) continue;
+    const std::string what = source + ": initializer " + tensor.name();
+    Location location = location_of(tensor, what);
+    std::filesystem::path path = resolve(base_dir, location.file, what);
+    auto dtype = to_ir_dtype(tensor.data_type());
+    if (!dtype) {
+      throw Error(what + " has element type " + data_type_name(tensor.data_type()) +
+                  ", which Saturate does not read from external data");
+    }
+    auto count = checked_element_count(tensor_dims(tensor));
+    if (!count || *count > std::numeric_limits<int64_t>::max() / 8) {
+      throw Error(what + " has an invalid shape");
+    }
+    uint64_t expected =
+        static_cast<uint64_t>(*count) * static_cast<uint64_t>(ir::element_size(*dtype));
+    if (location.length && *location.length != expected) {
+      throw Error(what + ": its external data is " + std::to_string(*location.length) +
+                  " bytes long, its shape needs " + std::to_string(expected));
+    }
+    std::error_code error;
+    auto file_size = std::filesystem::file_size(path, error);
+    if (error) {
+      throw Error(what + " keeps its data in " + path.string() + ", which cannot be read (" +
+                  error.message() + ")");
+    }
+    if (location.offset > file_size || file_size - location.offset < expected) {
+      throw Error(what + " needs bytes " + std::to_string(location.offset) + " to " +
+                  std::to_string(location.offset + expected) + " of " + path.string() +
+                  ", which has " + std::to_string(file_size) + " (truncated?)");
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::string data(expected, '\0');
+    in.seekg(static_cast<std::streamoff>(location.offset));
+    in.read(data.data(), static_cast<std::streamsize>(expected));
+    if (!in) throw Error(what + ": reading " + path.string() + " failed");
+    tensor.set_raw_data(std::move(data));
+    tensor.clear_external_data();
+    tensor.set_data_location(::onnx::TensorProto::DEFAULT);
+    ++loaded;
+  }
+  return loaded;
+}
+
+}  // namespace saturate::onnx
