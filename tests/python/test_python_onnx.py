@@ -94,3 +94,26 @@ def test_bad_onnx_bytes_are_a_clear_error_and_the_file_is_untouched(tmp_path):
     assert path.read_bytes() == b"\x08\x07not really a model"
     with pytest.raises(TypeError):
         saturate.optimize_onnx(42)
+
+
+@pytest.mark.parametrize("name", ["bert.dynamo.onnx", "llama.torchscript.onnx"])
+def test_exporter_output_through_the_python_api(name):
+    """A PyTorch export with int64 token ids, masks and shape arithmetic, through
+    saturate.optimize, verified in ONNX Runtime."""
+    path = REPO / "tests" / "fixtures" / "exporters" / name
+    optimized = saturate.optimize(str(path), cost="analytic", verify=True)
+    report = saturate.last_report()
+    assert report["verified"] is True
+    if "torchscript" in name:  # the dynamo exporter folds its own constants
+        assert report["folded_nodes"] > 0
+    assert optimized.graph.input[0].type.tensor_type.elem_type == TensorProto.INT64
+
+
+def test_python_api_pins_dynamic_inputs(tmp_path):
+    model = onnx.load(str(REPO / "tests" / "fixtures" / "exporters" / "gpt2.dynamo.onnx"))
+    model.graph.input[0].type.tensor_type.shape.dim[1].dim_param = "sequence"
+    with pytest.raises(saturate.SaturateError, match="input_ids\\[1,sequence\\]"):
+        saturate.optimize(model, cost="analytic")
+    optimized = saturate.optimize(model, cost="analytic", input_shapes={"input_ids": [1, 16]})
+    dims = optimized.graph.input[0].type.tensor_type.shape.dim
+    assert [d.dim_value for d in dims] == [1, 16]
