@@ -693,6 +693,26 @@ void Exporter::emit(NodeId id) {
 void Exporter::emit_opaque(NodeId id) {
   const ir::Node& node = graph_.node(id);
   OpaqueCapsule capsule = decode_capsule(node.attrs.get_string("onnx_attributes"), node.name());
+  // Outer values the subgraphs read by name (the last IR inputs): visible under that name again.
+  if (capsule.implicit_inputs.size() > node.inputs.size()) {
+    throw Error("opaque node '" + node.name() + "' has fewer inputs than its subgraphs read");
+  }
+  const size_t explicit_inputs = node.inputs.size() - capsule.implicit_inputs.size();
+  for (size_t k = 0; k < capsule.implicit_inputs.size(); ++k) {
+    const std::string& wanted = capsule.implicit_inputs[k];
+    const std::string& have = name_of(node.inputs[explicit_inputs + k]);
+    if (have == wanted) continue;
+    if (taken_.contains(wanted)) {
+      throw Error("cannot export control-flow node '" + node.name() + "': its subgraph reads " +
+                  wanted + ", a name the optimized graph gives another value");
+    }
+    taken_.insert(wanted);
+    add_node("Identity", {have}, {wanted});
+  }
+  std::set<std::string> read_by_subgraphs;
+  if (!capsule.implicit_inputs.empty() || !capsule.constants.empty()) {
+    for (const auto& name : outer_references(capsule.node)) read_by_subgraphs.insert(name);
+  }
   NodeProto& out = *out_->add_node();
   out.set_op_type(node.attrs.get_string("op_type"));
   out.set_domain(node.attrs.get_string("domain"));
@@ -709,7 +729,14 @@ void Exporter::emit_opaque(NodeId id) {
     auto it = embedded_.find(name);
     if (it == embedded_.end() || it->second != bytes) {
       // A constant this export has not written yet (or a different one of the same name).
-      if (taken_.contains(name)) name = fresh(name);
+      if (taken_.contains(name)) {
+        if (read_by_subgraphs.contains(name)) {
+          throw Error("cannot export control-flow node '" + node.name() +
+                      "': its subgraph reads constant " + name +
+                      ", a name the optimized graph gives another value");
+        }
+        name = fresh(name);
+      }
       taken_.insert(name);
       embedded_[name] = bytes;
       TensorProto& initializer = *out_->add_initializer();
@@ -721,7 +748,7 @@ void Exporter::emit_opaque(NodeId id) {
   size_t next_input = 0;
   for (const auto& marker : capsule.node.input()) {
     if (marker == kIrValueMarker) {
-      if (next_input >= node.inputs.size()) {
+      if (next_input >= explicit_inputs) {
         throw Error("opaque node '" + node.name() + "' has fewer inputs than its ONNX node");
       }
       out.add_input(name_of(node.inputs[next_input++]));
@@ -735,7 +762,7 @@ void Exporter::emit_opaque(NodeId id) {
       out.add_input(it->second);
     }
   }
-  if (next_input != node.inputs.size()) {
+  if (next_input != explicit_inputs) {
     throw Error("opaque node '" + node.name() + "' has more inputs than its ONNX node");
   }
   size_t next_output = 0;

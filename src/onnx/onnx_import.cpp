@@ -123,6 +123,23 @@ WindowSpec window_spec(const NodeProto& node, const ir::Dims& dims,
   return spec;
 }
 
+// Every name a node's subgraphs (recursively) define.
+void add_subgraph_names(const NodeProto& node, std::set<std::string>& names) {
+  for (const auto& attr : node.attribute()) {
+    std::vector<const ::onnx::GraphProto*> graphs;
+    if (attr.has_g()) graphs.push_back(&attr.g());
+    for (const auto& g : attr.graphs()) graphs.push_back(&g);
+    for (const auto* g : graphs) {
+      for (const auto& info : g->input()) names.insert(info.name());
+      for (const auto& tensor : g->initializer()) names.insert(tensor.name());
+      for (const auto& inner : g->node()) {
+        for (const auto& name : inner.output()) names.insert(name);
+        add_subgraph_names(inner, names);
+      }
+    }
+  }
+}
+
 // Whether inference gave a value an element type and every dimension.
 bool fully_typed(const ::onnx::TypeProto& type) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return false;
@@ -170,6 +187,7 @@ class Importer {
   std::optional<int32_t> elem_type_of(const std::string& name) const;
   void import_opaque(const NodeProto& node);
   void infer_locally_if_untyped(const NodeProto& node);
+  void type_from_subgraph_outputs(const NodeProto& node);
   bool import_known(const NodeProto& node);
   void add_outputs();
 
@@ -264,12 +282,10 @@ void Importer::collect_names() {
   for (const auto& node : g.node()) {
     for (const auto& name : node.output()) onnx_names_.insert(name);
     for (const auto& name : node.input()) used_names_.insert(name);
-    for (const auto& attr : node.attribute()) {
-      if (attr.type() == AttributeProto::GRAPH || attr.type() == AttributeProto::GRAPHS) {
-        fail("node " + describe(node) +
-             " has a subgraph attribute: control flow (If, Loop, Scan) is not supported");
-      }
-    }
+    // Control flow reads outer values inside its subgraphs: those count as uses, and the names
+    // the subgraphs define are taken.
+    for (const auto& name : outer_references(node)) used_names_.insert(name);
+    add_subgraph_names(node, onnx_names_);
   }
   for (const auto& info : g.output()) used_names_.insert(info.name());
 }
@@ -545,7 +561,9 @@ void Importer::infer_locally_if_untyped(const NodeProto& node) {
   g->set_name("node");
   *g->add_node() = node;
   std::set<std::string> declared;
-  for (const auto& name : node.input()) {
+  std::vector<std::string> read = {node.input().begin(), node.input().end()};
+  for (const auto& name : outer_references(node)) read.push_back(name);
+  for (const auto& name : read) {
     if (name.empty() || !declared.insert(name).second) continue;
     if (auto it = other_constants_.find(name); it != other_constants_.end()) {
       *g->add_initializer() = it->second;
@@ -565,13 +583,45 @@ void Importer::infer_locally_if_untyped(const NodeProto& node) {
     ::onnx::shape_inference::InferShapes(single, ::onnx::OpSchemaRegistry::Instance(),
                                          ::onnx::ShapeInferenceOptions(false, 0, true));
   } catch (const std::exception&) {
-    return;  // left untyped: static_type names the value
-  }
-  for (const auto& info : single.graph().output()) {
-    if (info.type().has_tensor_type()) value_types_[info.name()] = info.type();
+    // Left untyped unless the subgraphs declare the types (below); static_type names the value.
   }
   for (const auto& info : single.graph().value_info()) {
-    if (info.type().has_tensor_type()) value_types_[info.name()] = info.type();
+    if (fully_typed(info.type())) value_types_[info.name()] = info.type();
+  }
+  type_from_subgraph_outputs(node);
+}
+
+void Importer::type_from_subgraph_outputs(const NodeProto& node) {
+  // If: both branches declare an output's type; Loop: the body declares a loop-carried value's
+  // type (its scan outputs grow by the trip count, which stays unknown).
+  auto declared = [](const ::onnx::GraphProto& g, int k) -> const ::onnx::TypeProto* {
+    if (k >= g.output_size() || !fully_typed(g.output(k).type())) return nullptr;
+    return &g.output(k).type();
+  };
+  for (int k = 0; k < node.output_size(); ++k) {
+    const std::string& name = node.output(k);
+    if (name.empty()) continue;
+    if (auto it = value_types_.find(name); it != value_types_.end() && fully_typed(it->second)) {
+      continue;
+    }
+    const ::onnx::TypeProto* type = nullptr;
+    if (node.op_type() == "If") {
+      const auto* then_branch = find_attr(node, "then_branch");
+      const auto* else_branch = find_attr(node, "else_branch");
+      if (then_branch == nullptr || else_branch == nullptr) return;
+      type = declared(then_branch->g(), k);
+      const auto* other = declared(else_branch->g(), k);
+      if (type == nullptr || other == nullptr ||
+          type->SerializeAsString() != other->SerializeAsString()) {
+        type = nullptr;
+      }
+    } else if (node.op_type() == "Loop") {
+      const auto* body = find_attr(node, "body");
+      int carried = node.input_size() - 2;
+      if (body == nullptr || k >= carried) continue;
+      type = declared(body->g(), k + 1);
+    }
+    if (type != nullptr) value_types_[name] = *type;
   }
 }
 
@@ -591,6 +641,18 @@ void Importer::import_opaque(const NodeProto& node) {
       if (embedded.insert(name).second) capsule.constants.push_back(other->second);
     } else {
       fail("unknown value name " + name + " (input of " + describe(node) +
+           "): no graph input, initializer or earlier node defines it");
+    }
+  }
+  for (const auto& name : outer_references(node)) {
+    capsule.implicit_inputs.push_back(name);
+    if (auto it = values_.find(name); it != values_.end()) {
+      inputs.push_back(it->second);
+    } else if (auto other = other_constants_.find(name); other != other_constants_.end()) {
+      capsule.implicit_inputs.pop_back();  // embedded under its own name, which export keeps
+      if (embedded.insert(name).second) capsule.constants.push_back(other->second);
+    } else {
+      fail("unknown value name " + name + " (read inside a subgraph of " + describe(node) +
            "): no graph input, initializer or earlier node defines it");
     }
   }

@@ -20,7 +20,14 @@ struct OpaqueCapsule {
   // output nobody read (written back under a fresh name).
   ::onnx::NodeProto node;
   std::vector<::onnx::TensorProto> constants;
+  // Outer-scope values the node's subgraphs read by name (If, Loop, Scan): each is the IR input
+  // after the node's own, and export makes it visible under this name again.
+  std::vector<std::string> implicit_inputs;
 };
+
+// The values a node's subgraph attributes (recursively) read from the enclosing scope: names
+// used inside and defined nowhere inside. Empty for a node without subgraphs.
+std::vector<std::string> outer_references(const ::onnx::NodeProto& node);
 
 std::string encode_capsule(const OpaqueCapsule& capsule);
 // Throws saturate::Error naming the node when the text is not a capsule.

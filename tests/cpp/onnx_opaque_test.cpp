@@ -11,6 +11,7 @@
 #include "ir/text_format.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
+#include "onnx/opaque_capsule.h"
 #include "onnx_test_support.h"
 #include "runtime/interpreter.h"
 #include "support/error.h"
@@ -151,4 +152,39 @@ TEST(OnnxOpaque, OptimizerKeepsItAndExportRestoresIt) {
   // And it imports again to the same structure.
   OnnxModel again = import_onnx_bytes(exported.SerializeAsString(), "again.onnx");
   EXPECT_EQ(again.graph.nodes_of(ir::OpKind::Opaque).size(), 1u);
+}
+
+TEST(OnnxOpaque, SubgraphOuterReferencesAreFoundRecursively) {
+  // If: then-branch reads outer h; its nested Loop body reads outer k and then-branch's t.
+  ::onnx::NodeProto node;
+  node.set_op_type("If");
+  auto* then_attr = node.add_attribute();
+  then_attr->set_name("then_branch");
+  then_attr->set_type(::onnx::AttributeProto::GRAPH);
+  auto* then_graph = then_attr->mutable_g();
+  auto* mul = then_graph->add_node();
+  mul->set_op_type("Mul");
+  mul->add_input("h");
+  mul->add_input("h");
+  mul->add_output("t");
+  auto* loop = then_graph->add_node();
+  loop->set_op_type("Loop");
+  loop->add_output("l");
+  auto* body_attr = loop->add_attribute();
+  body_attr->set_name("body");
+  body_attr->set_type(::onnx::AttributeProto::GRAPH);
+  auto* body = body_attr->mutable_g();
+  body->add_input()->set_name("i");
+  auto* add = body->add_node();
+  add->set_op_type("Add");
+  add->add_input("t");
+  add->add_input("k");
+  add->add_input("i");
+  add->add_output("s");
+  then_graph->add_output()->set_name("l");
+  EXPECT_EQ(saturate::onnx::outer_references(node), (std::vector<std::string>{"h", "k"}));
+  ::onnx::NodeProto plain;
+  plain.set_op_type("Relu");
+  plain.add_input("x");
+  EXPECT_TRUE(saturate::onnx::outer_references(plain).empty());
 }

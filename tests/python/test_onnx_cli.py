@@ -444,3 +444,65 @@ def test_missing_or_truncated_external_data_is_an_error(saturate, tmp_path):
     expect_error(saturate, tmp_path, source, "truncated", "model.onnx.data")
     data.unlink()
     expect_error(saturate, tmp_path, source, "model.onnx.data", "cannot be read")
+
+
+# Control flow: If and Loop whose subgraphs read outer values by name are carried as opaque
+# nodes with their subgraphs intact; the outer values they read stay visible under their names.
+def if_model(path):
+    # outer: h = Relu(MatMul(x, w)); If(cond) then: h * 2 (reads outer h and constant two) else: h + bias
+    two = numpy_helper.from_array(np.array(2.0, np.float32), "two")
+    then_g = helper.make_graph([helper.make_node("Mul", ["h", "two"], ["t_out"])], "then", [],
+                               [helper.make_tensor_value_info("t_out", TensorProto.FLOAT, [2, 4])])
+    else_g = helper.make_graph([helper.make_node("Add", ["h", "bias"], ["e_out"])], "else", [],
+                               [helper.make_tensor_value_info("e_out", TensorProto.FLOAT, [2, 4])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["h"]),
+             helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Relu", ["y"], ["out"])]
+    g = helper.make_graph(nodes, "cf", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+                                         helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 4])],
+                          [numpy_helper.from_array(np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32), "w"),
+                           numpy_helper.from_array(np.ones(4, np.float32), "bias"), two])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]); m.ir_version = 8
+    onnx.checker.check_model(m); onnx.save(m, path)
+def loop_model(path):
+    # Loop 3 times: acc = acc * scale + x (reads outer x and outer scale)
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Mul", ["acc_in", "scale"], ["scaled"]),
+         helper.make_node("Add", ["scaled", "xr"], ["acc_out"])], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2, 3])])
+    nodes = [helper.make_node("Relu", ["x"], ["xr"]),
+             helper.make_node("Loop", ["trips", "", "x"], ["acc"], body=body),
+             helper.make_node("Sigmoid", ["acc"], ["out"])]
+    g = helper.make_graph(nodes, "loop", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 3])],
+                          [numpy_helper.from_array(np.array(3, np.int64), "trips"),
+                           numpy_helper.from_array(np.full((2, 3), 0.5, np.float32), "scale")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]); m.ir_version = 8
+    onnx.checker.check_model(m); onnx.save(m, path)
+
+
+@pytest.mark.parametrize("build", [if_model, loop_model], ids=["if", "loop"])
+def test_control_flow_is_carried_with_its_subgraphs(saturate, tmp_path, build):
+    source = tmp_path / "cf.onnx"
+    build(str(source))
+    output = tmp_path / "cf.opt.onnx"
+    result = saturate("optimize", source, "-o", output, "--cost", "analytic", "--verify")
+    assert result.returncode == 0, result.stderr
+    written = onnx.load(str(output))
+    onnx.checker.check_model(written)
+    assert {"If", "Loop"} & {n.op_type for n in written.graph.node}
+    # Both branches of the If, run directly (the check's random booleans are all True).
+    rng = np.random.default_rng(5)
+    for cond in (True, False):
+        feeds = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
+        if build is if_model:
+            feeds["cond"] = np.array(cond)
+        want = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(None, feeds)
+        got = ort.InferenceSession(str(output), providers=["CPUExecutionProvider"]).run(None, feeds)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
