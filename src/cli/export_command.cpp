@@ -13,6 +13,7 @@ namespace {
 struct ExportOptions {
   std::string graph;
   std::string output;
+  std::string external_data = "auto";
   bool reduced = false;
   std::vector<std::string> input_shapes;
   uint64_t seed = 0;
@@ -40,7 +41,7 @@ void export_graph(const ExportOptions& options) {
   };
   const onnx::OnnxModel source =
       random ? onnx::make_export_source(loaded.graph, random_weights()) : *loaded.onnx;
-  onnx::write_onnx(loaded.graph, source, options.output);
+  onnx::write_onnx(loaded.graph, source, options.output, external_data_mode(options.external_data));
   const std::string weights = random ? "random, seed " + std::to_string(options.seed)
                                      : std::string("from the source model");
   std::printf("wrote %s: %zu operators, %zu weights (%s)\n", options.output.c_str(),
@@ -58,6 +59,7 @@ void register_export_command(CLI::App& app) {
   command->add_option("-o,--output", options->output, "The ONNX file to write")->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
   add_input_shape_option(command, options->input_shapes);
+  add_external_data_option(command, options->external_data);
   command->add_option("--seed", options->seed, "Seed of the random weights")->capture_default_str();
   command
       ->add_option("--weight-scale", options->weight_scale,

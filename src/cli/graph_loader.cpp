@@ -44,6 +44,21 @@ LoadedGraph load_graph_source(const std::string& spec, bool reduced,
               ") nor a graph file (.sxp, .onnx)");
 }
 
+void add_external_data_option(CLI::App* command, std::string& mode) {
+  command
+      ->add_option("--external-data", mode,
+                   "Weights in a data file beside the ONNX output (OUT.onnx.data): auto (when "
+                   "the input had external data or the weights pass 2 GB), on or off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+}
+
+onnx::ExternalData external_data_mode(const std::string& mode) {
+  if (mode == "on") return onnx::ExternalData::On;
+  if (mode == "off") return onnx::ExternalData::Off;
+  return onnx::ExternalData::Auto;
+}
+
 void add_input_shape_option(CLI::App* command, std::vector<std::string>& input_shapes) {
   command->add_option("--input-shape", input_shapes,
                       "Pin an ONNX input's dimensions, NAME=D1,D2,... (repeatable), e.g. "

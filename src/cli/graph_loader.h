@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "onnx/onnx_export.h"
 #include "onnx/onnx_model.h"
 
 namespace saturate::cli {
@@ -26,6 +27,10 @@ struct LoadedGraph {
 };
 LoadedGraph load_graph_source(const std::string& spec, bool reduced,
                               const std::vector<std::string>& input_shapes = {});
+
+// Adds `--external-data auto|on|off` to a command that writes ONNX; returns the mode.
+void add_external_data_option(CLI::App* command, std::string& mode);
+onnx::ExternalData external_data_mode(const std::string& mode);
 
 // Adds `--input-shape NAME=D1,D2,...` (repeatable) to a command that reads a graph.
 void add_input_shape_option(CLI::App* command, std::vector<std::string>& input_shapes);

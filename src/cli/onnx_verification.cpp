@@ -29,6 +29,7 @@ struct TemporaryFile {
   ~TemporaryFile() {
     std::error_code ignored;
     std::filesystem::remove(path, ignored);
+    std::filesystem::remove(path + ".data", ignored);  // external data, for models past 2 GB
   }
 };
 

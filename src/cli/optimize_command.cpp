@@ -204,7 +204,8 @@ void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::
         throw Error("cannot write '" + options.output_path +
                     "': exporting to ONNX needs the weights of an ONNX model");
       }
-      onnx::write_onnx(optimized, *options.onnx_source, options.output_path);
+      onnx::write_onnx(optimized, *options.onnx_source, options.output_path,
+                       external_data_mode(options.external_data));
     } else {
       write_file_atomically(options.output_path, ir::write_text(optimized));
     }
@@ -240,6 +241,7 @@ void register_optimize_command(CLI::App& app) {
       ->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
   add_input_shape_option(command, options->input_shapes);
+  add_external_data_option(command, options->external_data);
   command->add_option("-o,--output", options->output_path,
                       "Write the optimized graph (.sxp, or .onnx for an ONNX input)");
   command->add_option("--json", options->json_path, "Write a JSON report");

@@ -20,6 +20,7 @@ struct OptimizeCommandOptions {
   bool reduced = false;
   std::vector<std::string> input_shapes;
   std::string output_path;
+  std::string external_data = "auto";
   std::string json_path;
   std::string dot_path;
   std::string egraph_path;

@@ -5,12 +5,14 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "onnx/external_data_writer.h"
 #include "onnx/host_tensor.h"
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/opaque_capsule.h"
@@ -32,6 +34,10 @@ using ::onnx::TensorProto;
 constexpr int64_t kDefaultOpset = 17;
 // The newest opset the ONNX C++ checker we link (1.12) knows.
 constexpr int64_t kCheckerMaxOpset = 17;
+// Initializers this large or larger go to the external data file (as onnx.save's default).
+constexpr size_t kExternalDataThreshold = 1024;
+// Past this the model cannot be one protobuf (2 GB, less room for the graph itself).
+constexpr uint64_t kProtobufWeightBudget = uint64_t{1900} << 20;
 
 int64_t ir_version_for(int64_t opset) {
   if (opset <= 18) return 8;
@@ -69,7 +75,9 @@ void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
 
 class Exporter {
  public:
-  Exporter(const ir::Graph& graph, const OnnxModel& source) : graph_(graph), source_(source) {}
+  // With `external`, initializers of kExternalDataThreshold bytes or more go to that file.
+  Exporter(const ir::Graph& graph, const OnnxModel& source, ExternalDataWriter* external = nullptr)
+      : graph_(graph), source_(source), external_(external) {}
   ModelProto run();
 
  private:
@@ -108,6 +116,7 @@ class Exporter {
 
   const ir::Graph& graph_;
   const OnnxModel& source_;
+  ExternalDataWriter* external_ = nullptr;
   ModelProto model_;
   GraphProto* out_ = nullptr;
   int64_t opset_ = kDefaultOpset;
@@ -398,17 +407,27 @@ runtime::Tensor Exporter::value_of(ValueRef value) {
 void Exporter::emit_initializer(NodeId id) {
   const ir::Node& node = graph_.node(id);
   for (size_t k = 0; k < node.outputs.size(); ++k) {
-    std::vector<float> data;
+    std::vector<float> computed;
+    const std::vector<float>* data = &computed;
     if (node.op == OpKind::Weight) {
-      data = weight_data(node);
+      data = &weight_data(node);  // the source's data, not a copy
     } else if (node.op == OpKind::Constant) {
-      data.assign(static_cast<size_t>(node.outputs[0].num_elements()),
-                  static_cast<float>(node.attrs.get_float("value")));
+      computed.assign(static_cast<size_t>(node.outputs[0].num_elements()),
+                      static_cast<float>(node.attrs.get_float("value")));
     } else {
       runtime::Tensor t = value_of({id, static_cast<uint32_t>(k)});
-      data.assign(t.data.begin(), t.data.end());
+      computed.assign(t.data.begin(), t.data.end());
     }
-    write_floats(*out_->add_initializer(), names_[id][k], node.outputs[k].dims, data);
+    TensorProto& tensor = *out_->add_initializer();
+    const size_t bytes = data->size() * sizeof(float);
+    if (external_ != nullptr && bytes >= kExternalDataThreshold) {
+      tensor.set_name(names_[id][k]);
+      tensor.set_data_type(TensorProto::FLOAT);
+      for (int64_t d : node.outputs[k].dims) tensor.add_dims(d);
+      external_->append(tensor, reinterpret_cast<const char*>(data->data()), bytes);
+    } else {
+      write_floats(tensor, names_[id][k], node.outputs[k].dims, *data);
+    }
   }
 }
 
@@ -814,25 +833,60 @@ std::string export_onnx(const ir::Graph& graph, const OnnxModel& source) {
   return bytes;
 }
 
-void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::string& path) {
-  std::string bytes = export_onnx(graph, source);
-  ModelProto model;
-  model.ParseFromString(bytes);
+namespace {
+
+// The ONNX checker (1.12) on what is about to be written, for the opsets it knows.
+void check_written_model(const ModelProto& model, const std::string& path) {
   bool checkable = true;
   for (const auto& opset : model.opset_import()) {
     if ((opset.domain().empty() && opset.version() > kCheckerMaxOpset)) checkable = false;
   }
-  if (checkable) {
-    try {
-      ::onnx::checker::check_model(model);
-    } catch (const std::exception& error) {
-      std::string message = error.what();
-      if (auto newline = message.find('\n'); newline != std::string::npos) {
-        message.resize(newline);
-      }
-      throw Error("the ONNX model written for '" + path + "' fails the ONNX checker: " + message);
-    }
+  if (!checkable) return;
+  try {
+    ::onnx::checker::check_model(model);
+  } catch (const std::exception& error) {
+    std::string message = error.what();
+    if (auto newline = message.find('\n'); newline != std::string::npos) message.resize(newline);
+    throw Error("the ONNX model written for '" + path + "' fails the ONNX checker: " + message);
   }
+}
+
+}  // namespace
+
+bool writes_external_data(const ir::Graph& graph, const OnnxModel& source, ExternalData mode) {
+  if (mode != ExternalData::Auto) return mode == ExternalData::On;
+  if (source.external_tensors > 0) return true;
+  uint64_t bytes = 0;
+  for (ir::NodeId id : graph.weights()) {
+    bytes += static_cast<uint64_t>(graph.node(id).outputs[0].num_elements()) * sizeof(float);
+  }
+  return bytes > kProtobufWeightBudget;
+}
+
+void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::string& path,
+                ExternalData mode) {
+  if (!writes_external_data(graph, source, mode)) {
+    std::string bytes = export_onnx(graph, source);
+    ModelProto model;
+    model.ParseFromString(bytes);
+    check_written_model(model, path);
+    write_file_atomically(path, bytes);
+    return;
+  }
+  // model.onnx + model.onnx.data: the data file is written while the initializers are emitted,
+  // and moved into place only once the model serialized.
+  if (graph.outputs().empty()) throw Error("graph '" + graph.name() + "' has no outputs");
+  const std::string data_path = path + ".data";
+  const std::string location = std::filesystem::path(data_path).filename().string();
+  ExternalDataWriter external(data_path + ".tmp-saturate", location);
+  ModelProto model = Exporter(graph, source, &external).run();
+  std::string bytes;
+  if (model.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
+      !model.SerializeToString(&bytes)) {
+    throw Error("cannot serialize the ONNX model of '" + graph.name() +
+                "' even with its weights in external data");
+  }
+  external.commit(data_path);
   write_file_atomically(path, bytes);
 }
 

@@ -20,9 +20,18 @@ namespace saturate::onnx {
 // weight has no data in `source` (a graph from a .sxp file or a bundled model has none).
 std::string export_onnx(const ir::Graph& graph, const OnnxModel& source);
 
+// Whether weights go to a data file beside the model (`PATH.data`): Auto does so when the
+// source model used external data or the weights pass what one protobuf holds (2 GB).
+enum class ExternalData { Auto, On, Off };
+
 // export_onnx, checked by the ONNX checker, written atomically (temporary file in the
-// destination directory, then rename): on any error nothing is written.
-void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::string& path);
+// destination directory, then rename): on any error nothing is written. With external data,
+// initializers of 1 KiB or more are streamed to PATH.data as they are emitted (no second copy
+// of the weights in memory) and the model refers to them; the checker is not run then.
+void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::string& path,
+                ExternalData external = ExternalData::Auto);
+// Whether write_onnx writes external data for this graph and mode.
+bool writes_external_data(const ir::Graph& graph, const OnnxModel& source, ExternalData mode);
 
 // An OnnxModel for exporting a graph that did not come from ONNX: `weights` gives every weight's
 // data by name (tests and tools use random ones).

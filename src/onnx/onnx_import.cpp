@@ -167,8 +167,8 @@ int64_t default_opset(const ModelProto& model, const std::string& source) {
 
 class Importer {
  public:
-  Importer(const ModelProto& model, std::string source)
-      : model_(model), source_(std::move(source)) {}
+  // Takes the initializers' data out of `model` as it reads them (no second copy of the weights).
+  Importer(ModelProto& model, std::string source) : model_(model), source_(std::move(source)) {}
 
   OnnxModel run();
 
@@ -181,7 +181,7 @@ class Importer {
   void infer_value_types();
   void collect_names();
   void add_inputs();
-  void add_initializer(const TensorProto& tensor);
+  void add_initializer(TensorProto& tensor);
   void import_node(const NodeProto& node);
   void check_input_types(const NodeProto& node) const;
   std::optional<int32_t> elem_type_of(const std::string& name) const;
@@ -223,7 +223,7 @@ class Importer {
   ValueRef reshape(ValueRef value, const ir::Dims& shape, const std::string& name);
   ir::TensorType static_type(const std::string& value, const NodeProto* producer) const;
 
-  const ModelProto& model_;
+  ModelProto& model_;
   std::string source_;
   OnnxModel result_;
   std::unordered_map<std::string, ValueRef> values_;
@@ -238,7 +238,7 @@ OnnxModel Importer::run() {
   infer_value_types();
   collect_names();
   const auto& g = model_.graph();
-  for (const auto& tensor : g.initializer()) add_initializer(tensor);
+  for (auto& tensor : *model_.mutable_graph()->mutable_initializer()) add_initializer(tensor);
   add_inputs();
   for (const auto& node : g.node()) import_node(node);
   add_outputs();
@@ -327,7 +327,7 @@ void Importer::add_inputs() {
   }
 }
 
-void Importer::add_initializer(const TensorProto& tensor) {
+void Importer::add_initializer(TensorProto& tensor) {
   const std::string what = "initializer " + tensor.name();
   if (tensor.name().empty()) fail("an initializer has no name");
   if (!is_float_tensor(tensor)) {
@@ -336,6 +336,8 @@ void Importer::add_initializer(const TensorProto& tensor) {
   }
   try {
     std::vector<float> data = read_floats(tensor, what);
+    std::string().swap(*tensor.mutable_raw_data());  // the floats are the IR's copy now
+    tensor.clear_float_data();
     ir::Dims dims = tensor_dims(tensor);
     if (data.size() == 1) {
       values_[tensor.name()] = {

@@ -1,6 +1,7 @@
 """saturate optimize on ONNX files: import, optimize, export, and ONNX Runtime agrees."""
 import json
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -10,6 +11,8 @@ ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))  # the package is not installed (issue 16)
+from saturate import onnx_check  # noqa: E402
 
 OPSET = 17
 RNG = np.random.default_rng(7)
@@ -428,13 +431,35 @@ def _external_copy(tmp_path):
     return folder / "model.onnx", folder / "model.onnx.data"
 
 
-def test_external_data_is_read(saturate, tmp_path):
+def test_external_data_is_read_and_written_back(saturate, tmp_path):
     source, data = _external_copy(tmp_path)
     assert data.stat().st_size > 100_000
     output = tmp_path / "out.onnx"
     result = saturate("optimize", source, "-o", output, "--cost", "analytic", "--verify")
     assert result.returncode == 0, result.stderr
     assert "verify: ok" in result.stderr or "verify: ok" in result.stdout
+    # The input kept its weights beside it, so the output does too.
+    written_data = tmp_path / "out.onnx.data"
+    assert written_data.stat().st_size > 100_000
+    assert output.stat().st_size < 100_000
+    check = onnx_check.compare_models(str(source), str(output), seed=3, trials=1)
+    assert check.ok, check
+    assert not list(tmp_path.glob("*.tmp-saturate"))
+
+
+def test_external_data_can_be_forced_either_way(saturate, tmp_path):
+    fixture = REPO / "tests" / "fixtures" / "exporters" / "bert_eager.torchscript.onnx"
+    on = tmp_path / "on.onnx"
+    result = saturate("optimize", fixture, "-o", on, "--cost", "analytic", "--external-data", "on")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "on.onnx.data").exists()
+    assert onnx_check.compare_models(str(fixture), str(on), trials=1).ok
+    source, _ = _external_copy(tmp_path)
+    off = tmp_path / "off.onnx"
+    result = saturate("export", source, "-o", off, "--external-data", "off")
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "off.onnx.data").exists()
+    assert onnx_check.compare_models(str(source), str(off), trials=1).ok
 
 
 def test_missing_or_truncated_external_data_is_an_error(saturate, tmp_path):
