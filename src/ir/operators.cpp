@@ -71,7 +71,9 @@ Types leaf(const Types&, const Attributes& attrs) {
   Dims dims = attrs.get_ints("shape");
   require_sane_size(dims);
   auto dtype = parse_dtype(attrs.get_string("dtype"));
-  if (!dtype) shape_error("unknown dtype '" + attrs.get_string("dtype") + "' (use one of " + dtype_names() + ")");
+  if (!dtype)
+    shape_error("unknown dtype '" + attrs.get_string("dtype") + "' (use one of " + dtype_names() +
+                ")");
   return {TensorType{*dtype, dims}};
 }
 
