@@ -77,10 +77,14 @@ class Folder {
   FoldReport run() {
     constants_to_initializers();
     index_initializers();
+    bool changed = true;
     for (report_.rounds = 1; report_.rounds <= options_.max_rounds; ++report_.rounds) {
       types_ = infer_types_without_weights(model_);
-      if (!fold_round()) break;
+      changed = fold_round();
+      if (!changed) break;
     }
+    // The last inference saw the final model unless the last round still folded something.
+    report_.types = changed ? infer_types_without_weights(model_) : std::move(types_);
     return report_;
   }
 
@@ -185,12 +189,7 @@ class Folder {
 
   std::optional<std::vector<HostTensor>> try_fold(const NodeProto& node) {
     if (!is_default_domain(node.domain())) return std::nullopt;
-    for (const auto& attr : node.attribute()) {
-      if (attr.type() == ::onnx::AttributeProto::GRAPH ||
-          attr.type() == ::onnx::AttributeProto::GRAPHS) {
-        return std::nullopt;
-      }
-    }
+    if (!subgraphs_of(node).empty()) return std::nullopt;
     const std::string& op = node.op_type();
     if (op == "Shape" || op == "Size") return fold_shape(node);
     if (!is_foldable_op(op)) return std::nullopt;

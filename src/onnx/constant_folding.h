@@ -25,6 +25,8 @@ struct FoldReport {
   int folded_nodes = 0;
   int rounds = 0;
   std::map<std::string, int> folded_by_op;  // ONNX op type -> nodes folded
+  // infer_types_without_weights of the folded model, which import types its values from.
+  std::map<std::string, ::onnx::TypeProto> types;
 };
 
 // Folds `model`'s main graph in place: folded nodes are removed, their outputs become

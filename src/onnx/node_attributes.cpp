@@ -39,4 +39,13 @@ std::optional<std::vector<int64_t>> attr_ints(const ::onnx::NodeProto& node,
   return std::vector<int64_t>(attr->ints().begin(), attr->ints().end());
 }
 
+std::vector<const ::onnx::GraphProto*> subgraphs_of(const ::onnx::NodeProto& node) {
+  std::vector<const ::onnx::GraphProto*> graphs;
+  for (const auto& attr : node.attribute()) {
+    if (attr.has_g()) graphs.push_back(&attr.g());
+    for (const auto& g : attr.graphs()) graphs.push_back(&g);
+  }
+  return graphs;
+}
+
 }  // namespace saturate::onnx

@@ -21,6 +21,9 @@ std::string attr_string(const ::onnx::NodeProto& node, const std::string& name,
 std::optional<std::vector<int64_t>> attr_ints(const ::onnx::NodeProto& node,
                                               const std::string& name);
 
+// The subgraphs a node's attributes hold (If's branches, Loop's and Scan's bodies).
+std::vector<const ::onnx::GraphProto*> subgraphs_of(const ::onnx::NodeProto& node);
+
 inline bool is_default_domain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx";
 }

@@ -125,17 +125,12 @@ WindowSpec window_spec(const NodeProto& node, const ir::Dims& dims,
 
 // Every name a node's subgraphs (recursively) define.
 void add_subgraph_names(const NodeProto& node, std::set<std::string>& names) {
-  for (const auto& attr : node.attribute()) {
-    std::vector<const ::onnx::GraphProto*> graphs;
-    if (attr.has_g()) graphs.push_back(&attr.g());
-    for (const auto& g : attr.graphs()) graphs.push_back(&g);
-    for (const auto* g : graphs) {
-      for (const auto& info : g->input()) names.insert(info.name());
-      for (const auto& tensor : g->initializer()) names.insert(tensor.name());
-      for (const auto& inner : g->node()) {
-        for (const auto& name : inner.output()) names.insert(name);
-        add_subgraph_names(inner, names);
-      }
+  for (const auto* g : subgraphs_of(node)) {
+    for (const auto& info : g->input()) names.insert(info.name());
+    for (const auto& tensor : g->initializer()) names.insert(tensor.name());
+    for (const auto& inner : g->node()) {
+      for (const auto& name : inner.output()) names.insert(name);
+      add_subgraph_names(inner, names);
     }
   }
 }
@@ -168,7 +163,9 @@ int64_t default_opset(const ModelProto& model, const std::string& source) {
 class Importer {
  public:
   // Takes the initializers' data out of `model` as it reads them (no second copy of the weights).
-  Importer(ModelProto& model, std::string source) : model_(model), source_(std::move(source)) {}
+  // `types`: what shape inference gave the model's values (constant folding ran it last).
+  Importer(ModelProto& model, std::string source, std::map<std::string, ::onnx::TypeProto> types)
+      : model_(model), source_(std::move(source)), value_types_(types.begin(), types.end()) {}
 
   OnnxModel run();
 
@@ -178,7 +175,6 @@ class Importer {
   }
 
   void read_header();
-  void infer_value_types();
   void collect_names();
   void add_inputs();
   void add_initializer(TensorProto& tensor);
@@ -235,7 +231,6 @@ class Importer {
 
 OnnxModel Importer::run() {
   read_header();
-  infer_value_types();
   collect_names();
   const auto& g = model_.graph();
   for (auto& tensor : *model_.mutable_graph()->mutable_initializer()) add_initializer(tensor);
@@ -267,12 +262,6 @@ void Importer::read_header() {
   if (name.empty()) name = std::filesystem::path(source_).stem().string();
   if (name.empty()) name = "onnx_model";
   result_.graph.set_name(name);
-}
-
-void Importer::infer_value_types() {
-  // ONNX's own shape inference types the values between nodes; opaque nodes take their output
-  // types from it. Weights' data stays out of the copy it works on.
-  for (auto& [name, type] : infer_types_without_weights(model_)) value_types_[name] = type;
 }
 
 void Importer::collect_names() {
@@ -454,8 +443,8 @@ void Importer::check_input_types(const NodeProto& node) const {
   const std::string& op = node.op_type();
   if (float_only.contains(op) && has_input(node, 0)) {
     auto type = elem_type_of(node.input(0));
-    if (type && *type != TensorProto::FLOAT && *type != TensorProto::DOUBLE &&
-        *type != TensorProto::FLOAT16 && *type != TensorProto::BFLOAT16) {
+    auto dtype = type ? to_ir_dtype(*type) : std::nullopt;
+    if (type && !(dtype && ir::is_floating(*dtype))) {
       fail(describe(node) + ": input " + node.input(0) + " has element type " +
            data_type_name(*type) + ", but " + op + " takes floating-point tensors only");
     }
@@ -1126,7 +1115,7 @@ OnnxModel import_onnx_model(ModelProto model, const std::string& source,
   } catch (const Error& error) {
     throw Error(source + ": cannot fold constants: " + error.what());
   }
-  OnnxModel result = Importer(model, source).run();
+  OnnxModel result = Importer(model, source, std::move(folded.types)).run();
   result.folded_nodes = folded.folded_nodes;
   result.folded_by_op = folded.folded_by_op;
   return result;

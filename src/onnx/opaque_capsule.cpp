@@ -3,6 +3,7 @@
 #include <set>
 
 #include "onnx/base64.h"
+#include "onnx/node_attributes.h"
 #include "support/error.h"
 
 namespace saturate::onnx {
@@ -14,17 +15,12 @@ void collect_free(const ::onnx::GraphProto& graph, std::vector<std::string>& fre
 // Names `node`'s subgraphs read that `defined` does not hold.
 void collect_node_free(const ::onnx::NodeProto& node, const std::set<std::string>& defined,
                        std::vector<std::string>& free, std::set<std::string>& seen) {
-  for (const auto& attr : node.attribute()) {
-    std::vector<const ::onnx::GraphProto*> graphs;
-    if (attr.has_g()) graphs.push_back(&attr.g());
-    for (const auto& g : attr.graphs()) graphs.push_back(&g);
-    for (const auto* g : graphs) {
-      std::vector<std::string> inner;
-      std::set<std::string> inner_seen;
-      collect_free(*g, inner, inner_seen);
-      for (const auto& name : inner) {
-        if (!defined.contains(name) && seen.insert(name).second) free.push_back(name);
-      }
+  for (const auto* g : subgraphs_of(node)) {
+    std::vector<std::string> inner;
+    std::set<std::string> inner_seen;
+    collect_free(*g, inner, inner_seen);
+    for (const auto& name : inner) {
+      if (!defined.contains(name) && seen.insert(name).second) free.push_back(name);
     }
   }
 }
