@@ -54,23 +54,6 @@ std::string to_raw_real(const std::vector<double>& values) {
   return raw;
 }
 
-int element_bytes(int32_t elem_type) {
-  switch (elem_type) {
-    case TensorProto::DOUBLE:
-    case TensorProto::INT64:
-      return 8;
-    case TensorProto::FLOAT:
-    case TensorProto::INT32:
-    case TensorProto::UINT32:
-      return 4;
-    case TensorProto::INT16:
-    case TensorProto::UINT16:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
 }  // namespace
 
 bool HostTensor::ints_type(int32_t elem_type) {
@@ -230,7 +213,7 @@ HostTensor read_host_tensor(const TensorProto& tensor, const std::string& what) 
   if (!count) throw Error(what + " has an invalid shape " + ir::to_string(out.dims));
   if (tensor.has_raw_data()) {
     const std::string& raw = tensor.raw_data();
-    auto bytes = static_cast<uint64_t>(element_bytes(out.elem_type));
+    auto bytes = static_cast<uint64_t>(ir::element_size(*to_ir_dtype(out.elem_type)));
     if (static_cast<uint64_t>(*count) > raw.size() / bytes || raw.size() != *count * bytes) {
       throw Error(what + " holds " + std::to_string(raw.size()) + " bytes of data, its shape " +
                   ir::to_string(out.dims) + " needs " + std::to_string(*count) + " elements");
