@@ -10,11 +10,13 @@
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
 #include "onnx_model_builder.h"
+#include "onnx_test_support.h"
 #include "support/error.h"
 
 using namespace saturate;
 using namespace saturate::onnx;
 using ::onnx::TensorProto;
+using onnx_testing::import_error;
 using onnx_testing::ModelBuilder;
 
 namespace {
@@ -55,18 +57,6 @@ HostTensor fold(const std::string& op, const std::vector<const HostTensor*>& inp
 
 int count_ops(const ir::Graph& graph, ir::OpKind op) {
   return static_cast<int>(graph.nodes_of(op).size());
-}
-
-std::string import_error(const std::string& bytes, const ImportOptions& options = {}) {
-  try {
-    import_onnx_bytes(bytes, "m.onnx", options);
-  } catch (const Error& error) {
-    std::string message = error.what();
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    return message;
-  }
-  ADD_FAILURE() << "expected an import error";
-  return "";
 }
 
 }  // namespace

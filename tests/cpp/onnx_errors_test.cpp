@@ -13,20 +13,9 @@
 
 using namespace saturate;
 using namespace saturate::onnx;
+using onnx_testing::import_error;
 
 namespace {
-
-std::string import_error(std::string_view bytes) {
-  try {
-    import_onnx_bytes(bytes, "m.onnx");
-  } catch (const Error& error) {
-    std::string message = error.what();
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    return message;
-  }
-  ADD_FAILURE() << "expected an import error";
-  return "";
-}
 
 const char* kSmall = R"((graph small
     (node x (input :shape [2 4]))

@@ -1,12 +1,17 @@
 #pragma once
 
 // Shared by the onnx tests: random weights for a graph, and running an imported model.
+#include <gtest/gtest.h>
+
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "onnx/onnx_import.h"
 #include "onnx/onnx_model.h"
 #include "runtime/interpreter.h"
+#include "support/error.h"
 
 namespace saturate::onnx::onnx_testing {
 
@@ -37,6 +42,19 @@ inline runtime::TensorMap feeds_with(const ir::Graph& graph,
         runtime::Tensor(node.outputs[0].dims, std::vector<double>(data.begin(), data.end()));
   }
   return feeds;
+}
+
+// The one-line message import fails with (a test failure when it does not fail).
+inline std::string import_error(std::string_view bytes, const ImportOptions& options = {}) {
+  try {
+    import_onnx_bytes(bytes, "m.onnx", options);
+  } catch (const Error& error) {
+    std::string message = error.what();
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  }
+  ADD_FAILURE() << "expected an import error";
+  return "";
 }
 
 }  // namespace saturate::onnx::onnx_testing
