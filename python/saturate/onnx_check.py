@@ -48,7 +48,12 @@ def _session(model):
     # Compare the graphs as written: ORT's own graph rewrites must not hide a difference.
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     options.log_severity_level = 3
-    source = model.SerializeToString() if hasattr(model, "SerializeToString") else str(model)
+    if hasattr(model, "SerializeToString"):
+        source = model.SerializeToString()
+    elif isinstance(model, (bytes, bytearray)):
+        source = bytes(model)
+    else:
+        source = str(model)
     return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
 
 

@@ -1099,7 +1099,13 @@ ModelProto parse_model(std::string_view bytes, const std::string& source) {
 
 OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
                             const ImportOptions& options) {
-  return import_onnx_model(parse_model(bytes, source), source, options);
+  ModelProto model = parse_model(bytes, source);
+  int external = options.external_data_dir.empty()
+                     ? 0
+                     : load_external_data(model, options.external_data_dir, source);
+  OnnxModel result = import_onnx_model(std::move(model), source, options);
+  result.external_tensors = external;
+  return result;
 }
 
 OnnxModel import_onnx_model(ModelProto model, const std::string& source,
@@ -1122,13 +1128,13 @@ OnnxModel import_onnx_model(ModelProto model, const std::string& source,
 }
 
 OnnxModel import_onnx(const std::string& path, const ImportOptions& options) {
-  ModelProto model = parse_model(read_file(path), path);
   // model.onnx + model.onnx.data: tensors past protobuf's 2 GB live beside the file.
-  std::filesystem::path base = std::filesystem::path(path).parent_path();
-  int external = load_external_data(model, base.empty() ? "." : base, path);
-  OnnxModel result = import_onnx_model(std::move(model), path, options);
-  result.external_tensors = external;
-  return result;
+  ImportOptions located = options;
+  if (located.external_data_dir.empty()) {
+    std::filesystem::path base = std::filesystem::path(path).parent_path();
+    located.external_data_dir = base.empty() ? "." : base.string();
+  }
+  return import_onnx_bytes(read_file(path), path, located);
 }
 
 }  // namespace saturate::onnx

@@ -18,6 +18,9 @@ namespace saturate::onnx {
 struct ImportOptions {
   // Graph input name -> dims (`--input-shape NAME=1,128`), for inputs with dynamic dimensions.
   std::map<std::string, ir::Dims> input_shapes;
+  // Where external data files (model.onnx.data) are read from; empty: beside the model file
+  // for import_onnx, and nowhere for bytes (an external tensor is then an error).
+  std::string external_data_dir;
   // The largest tensor import-time constant folding may produce (elements).
   int64_t fold_element_limit = int64_t{1} << 26;
 };

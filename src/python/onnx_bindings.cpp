@@ -26,10 +26,12 @@ void bind_onnx(py::module_& module) {
          const std::string& cost_cache, const std::vector<std::string>& rules, size_t node_limit,
          size_t iter_limit, size_t k_multi, const std::string& extract, double ilp_time_limit,
          double time_limit, int threads,
-         const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+         const std::map<std::string, std::vector<int64_t>>& input_shapes,
+         const std::string& external_data_dir) {
         const std::string bytes = model_bytes;
         onnx::ImportOptions import_options;
         for (const auto& [name, dims] : input_shapes) import_options.input_shapes[name] = dims;
+        import_options.external_data_dir = external_data_dir;
         onnx::OnnxModel model = onnx::import_onnx_bytes(bytes, source, import_options);
         eqsat::OptimizeOptions options =
             optimize_settings(node_limit, iter_limit, k_multi, extract, ilp_time_limit, time_limit);
@@ -81,6 +83,7 @@ void bind_onnx(py::module_& module) {
       py::arg("extract") = "ilp", py::arg("ilp_time_limit") = 600.0, py::arg("time_limit") = 3600.0,
       py::arg("threads") = 1,
       py::arg("input_shapes") = std::map<std::string, std::vector<int64_t>>{},
+      py::arg("external_data_dir") = "",
       "Optimizes a serialized ONNX model: import, equality saturation with the rule files given "
       "(the shipped library when empty), extraction under the cost model, export. Returns "
       "(optimized model bytes, report dict).");

@@ -117,3 +117,13 @@ def test_python_api_pins_dynamic_inputs(tmp_path):
     optimized = saturate.optimize(model, cost="analytic", input_shapes={"input_ids": [1, 16]})
     dims = optimized.graph.input[0].type.tensor_type.shape.dim
     assert [d.dim_value for d in dims] == [1, 16]
+
+
+def test_python_api_reads_external_data_beside_a_path(tmp_path):
+    model = onnx.load(str(REPO / "tests" / "fixtures" / "exporters" / "gpt2.torchscript.onnx"))
+    path = tmp_path / "model.onnx"
+    onnx.save(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+              location="model.onnx.data", size_threshold=1024)
+    optimized = saturate.optimize(str(path), cost="analytic", verify=True)
+    assert saturate.last_report()["verified"] is True
+    assert len(optimized.graph.initializer) > 0
