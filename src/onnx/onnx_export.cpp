@@ -398,7 +398,10 @@ runtime::Tensor Exporter::value_of(ValueRef value) {
     for (ValueRef input : node.inputs) inputs.push_back(value_of(input));
     std::vector<const runtime::Tensor*> pointers;
     for (const auto& t : inputs) pointers.push_back(&t);
-    runtime::Interpreter interpreter(runtime::Precision::F32);
+    // Folded in float64 and rounded to float32 once, where the initializer is written: a
+    // chain of folded weights (Wq times Wk transposed, then scaled) would otherwise round at
+    // every step, and a model that amplifies rounding (softmax over large logits) shows it.
+    runtime::Interpreter interpreter(runtime::Precision::F64);
     it = folded_.emplace(value.node, interpreter.evaluate(node, pointers)).first;
   }
   return it->second.at(value.output);
