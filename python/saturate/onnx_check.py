@@ -2,9 +2,25 @@
 
 ``saturate optimize model.onnx --verify`` calls this as
 ``python3 -m saturate.onnx_check ORIGINAL OPTIMIZED --json``: both models run on the same random
-inputs (floats normal, token ids below their
-embedding's size, masks of ones; fixed seed) and the largest absolute and relative differences of every
-output are reported. The exit status is 1 on a mismatch, 2 when a model cannot be run.
+inputs (floats normal, token ids below their embedding's size, masks of ones; fixed seed).
+
+Precision. An optimizer that folds weights (Wq times Wk transposed into one weight) changes where
+float32 rounds, and a model that amplifies rounding (softmax over logits of magnitude 40) then
+differs from the original by more than any fixed float32 tolerance, although both compute the
+same function. So both models are first converted to float64 (float32 initializers, inputs,
+outputs, value types, Cast targets and Constant values) and run on the same inputs in double;
+the folded weights stay rounded to float32 once, which float64 arithmetic does not amplify.
+When ONNX Runtime has no double kernel for some operator of either model (the session cannot be
+created or run), the comparison runs in float32.
+
+Verdict. Each output passes when every element satisfies |a - b| <= atol + rtol * max|a|, a
+being the original's output: the tolerance scales with the output's range, not with each
+element (an element near zero must not turn rounding noise into a huge relative error). The
+tolerances depend on the precision used (float64: rtol 1e-4, atol 1e-9; float32: rtol 1e-3,
+atol 1e-5); a wrong rewrite (a swapped operand, a dropped bias) moves outputs by a sizable
+fraction of their range and fails either way. NaN must be NaN in both models.
+
+The exit status is 0 on a match, 1 on a mismatch, 2 when a model cannot be run.
 """
 from __future__ import annotations
 
@@ -12,25 +28,33 @@ import argparse
 import json
 import sys
 from dataclasses import asdict, dataclass, field
+from typing import Optional
 
 import numpy as np
 
-# Relative error is measured against max(|expected|, this floor) so that outputs near zero do
-# not turn rounding noise into huge relative errors.
-RELATIVE_FLOOR = 1e-3
+# Tolerances by precision: (rtol relative to the output's range max|a|, atol).
+TOLERANCES = {"float64": (1e-4, 1e-9), "float32": (1e-3, 1e-5)}
+# Models with more float32 weights than this are compared in float32: a float64 copy of both
+# would double their memory.
+FLOAT64_WEIGHT_LIMIT_BYTES = 1 << 30
 
 
 @dataclass
 class OutputDifference:
     name: str
     max_abs_error: float
+    # max_abs_error / max|a|: the error relative to the original output's range.
     max_rel_error: float
+    range: float = 0.0  # max|a| over the original's finite outputs
+    tolerance: float = 0.0  # atol + rtol * range, the largest difference allowed
+    ok: bool = True
 
 
 @dataclass
 class CheckResult:
     ok: bool
     max_abs_error: float
+    # The largest error relative to its output's range (see OutputDifference).
     max_rel_error: float
     rtol: float
     atol: float
@@ -39,6 +63,9 @@ class CheckResult:
     # values overflow float32): agreement on NaN/inf is then all the check can say.
     outputs_finite: bool = True
     outputs: list[OutputDifference] = field(default_factory=list)
+    precision: str = "float32"  # "float64" or "float32": the arithmetic both models ran in
+    # Why float64 was not used (an operator without a double kernel), or None.
+    float64_unavailable: Optional[str] = None
 
 
 def _session(model):
@@ -137,9 +164,101 @@ def random_feeds(session, rng, model=None) -> dict[str, np.ndarray]:
     return feeds
 
 
-def compare_models(original, optimized, *, seed=0, trials=2, rtol=1e-3, atol=1e-4) -> CheckResult:
-    """Runs both models (ModelProto or path) on the same random inputs and compares outputs by
-    position (an optimizer keeps the outputs in order) and by name when both have it."""
+def _load_model(model):
+    """An onnx.ModelProto (with its external data) from a ModelProto, bytes or a path."""
+    import onnx
+
+    if hasattr(model, "SerializeToString"):
+        return model
+    if isinstance(model, (bytes, bytearray)):
+        return onnx.load_from_string(bytes(model))
+    return onnx.load(str(model))
+
+
+def _graphs(graph):
+    """The graph and every subgraph in its nodes' attributes (If, Loop, Scan bodies)."""
+    yield graph
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("g"):
+                yield from _graphs(attribute.g)
+            for subgraph in attribute.graphs:
+                yield from _graphs(subgraph)
+
+
+def _float_weight_bytes(model) -> int:
+    from onnx import TensorProto
+
+    total = 0
+    for graph in _graphs(model.graph):
+        for tensor in graph.initializer:
+            if tensor.data_type == TensorProto.FLOAT:
+                total += 4 * int(np.prod(tensor.dims, dtype=np.int64))
+    return total
+
+
+def _tensor_to_float64(tensor):
+    from onnx import numpy_helper
+
+    converted = numpy_helper.from_array(
+        numpy_helper.to_array(tensor).astype(np.float64), tensor.name)
+    tensor.CopyFrom(converted)
+
+
+def to_float64(model):
+    """A copy of the model that computes in float64 wherever it computed in float32: float32
+    initializers, graph inputs, outputs, value types, Cast/CastLike targets and Constant (or
+    ConstantOfShape) values become double. Other element types are kept."""
+    from onnx import TensorProto
+
+    copy = type(model)()
+    copy.CopyFrom(model)
+    for graph in _graphs(copy.graph):
+        for tensor in graph.initializer:
+            if tensor.data_type == TensorProto.FLOAT:
+                _tensor_to_float64(tensor)
+        for info in list(graph.input) + list(graph.output) + list(graph.value_info):
+            if info.type.tensor_type.elem_type == TensorProto.FLOAT:
+                info.type.tensor_type.elem_type = TensorProto.DOUBLE
+        for node in graph.node:
+            for attribute in node.attribute:
+                if node.op_type == "Cast" and attribute.name == "to" and \
+                        attribute.i == TensorProto.FLOAT:
+                    attribute.i = TensorProto.DOUBLE
+                if attribute.HasField("t") and attribute.t.data_type == TensorProto.FLOAT:
+                    _tensor_to_float64(attribute.t)
+    return copy
+
+
+def _run_both(first, second, feeds_list):
+    """Each model's outputs on every feed, as lists of arrays per trial."""
+    return ([first.run(None, feeds) for feeds in feeds_list],
+            [second.run(None, feeds) for feeds in feeds_list])
+
+
+def _in_float64(original, optimized, feeds_list):
+    """Both models' outputs in float64, or (None, reason) when ONNX Runtime cannot run them in
+    double (an operator without a double kernel, a model too large to copy)."""
+    try:
+        models = [_load_model(original), _load_model(optimized)]
+        if max(_float_weight_bytes(m) for m in models) > FLOAT64_WEIGHT_LIMIT_BYTES:
+            return None, "the weights are too large for a float64 copy"
+        sessions = [_session(to_float64(m)) for m in models]
+        double_feeds = [{name: value.astype(np.float64) if value.dtype == np.float32 else value
+                         for name, value in feeds.items()} for feeds in feeds_list]
+        return _run_both(*sessions, double_feeds), None
+    except Exception as error:  # ORT raises its own types: no kernel, a type it rejects
+        reason = str(error).strip().splitlines()
+        return None, reason[0] if reason else type(error).__name__
+
+
+def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=None,
+                   precision="auto") -> CheckResult:
+    """Runs both models (ModelProto, bytes or path) on the same random inputs and compares
+    outputs by position (an optimizer keeps the outputs in order). ``precision`` is "auto"
+    (float64 when ONNX Runtime can run both models in double, else float32), "float64" or
+    "float32"; ``rtol``/``atol`` override the precision's tolerances (see the module
+    docstring)."""
     first, second = _session(original), _session(optimized)
     names_first = [o.name for o in first.get_outputs()]
     names_second = [o.name for o in second.get_outputs()]
@@ -150,31 +269,52 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=1e-3, atol=1e-
     if inputs_first != inputs_second:
         raise ValueError(f"the models take different inputs: {inputs_first} and {inputs_second}")
     rng = np.random.default_rng(seed)
-    worst = {name: [0.0, 0.0] for name in names_first}
-    ok = True
+    # The optimized model's input shapes: static where --input-shape pinned the original's.
+    feeds_list = [random_feeds(second, rng, original) for _ in range(trials)]
+    results, unavailable = None, None
+    if precision in ("auto", "float64"):
+        results, unavailable = _in_float64(original, optimized, feeds_list)
+        if results is None and precision == "float64":
+            raise ValueError(f"cannot run the models in float64: {unavailable}")
+    used = "float64" if results is not None else "float32"
+    if results is None:
+        results = _run_both(first, second, feeds_list)
+    default_rtol, default_atol = TOLERANCES[used]
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+
+    outputs = [OutputDifference(name, 0.0, 0.0) for name in names_first]
     finite = True
-    for _ in range(trials):
-        # The optimized model's input shapes: static where --input-shape pinned the original's.
-        feeds = random_feeds(second, rng, original)
-        expected = first.run(None, feeds)
-        actual = second.run(None, feeds)
-        for name, want, got in zip(names_first, expected, actual):
+    for expected, actual in zip(*results):
+        for output, want, got in zip(outputs, expected, actual):
             if want.shape != got.shape:
-                raise ValueError(f"output {name}: shapes {want.shape} and {got.shape} differ")
-            finite = finite and bool(np.all(np.isfinite(want)))
-            if not (np.all(np.isfinite(want)) and np.all(np.isfinite(got))):
-                ok = ok and bool(np.array_equal(np.isnan(want), np.isnan(got)))
-            both = np.isfinite(want) & np.isfinite(got)
-            difference = np.abs(want[both].astype(np.float64) - got[both].astype(np.float64))
-            scale = np.maximum(np.abs(want[both].astype(np.float64)), RELATIVE_FLOOR)
+                raise ValueError(
+                    f"output {output.name}: shapes {want.shape} and {got.shape} differ")
+            if not np.issubdtype(want.dtype, np.number) or want.dtype == np.bool_:
+                output.ok = output.ok and bool(np.array_equal(want, got))
+                continue
+            want64, got64 = want.astype(np.float64), got.astype(np.float64)
+            finite = finite and bool(np.all(np.isfinite(want64)))
+            if not (np.all(np.isfinite(want64)) and np.all(np.isfinite(got64))):
+                # Where one is NaN the other must be, and infinities must agree.
+                same = np.array_equal(np.isnan(want64), np.isnan(got64)) and np.array_equal(
+                    want64[np.isinf(want64)], got64[np.isinf(want64)])
+                output.ok = output.ok and bool(same)
+            both = np.isfinite(want64) & np.isfinite(got64)
+            difference = np.abs(want64[both] - got64[both])
             abs_error = float(np.max(difference)) if difference.size else 0.0
-            rel_error = float(np.max(difference / scale)) if difference.size else 0.0
-            worst[name][0] = max(worst[name][0], abs_error)
-            worst[name][1] = max(worst[name][1], rel_error)
-            ok = ok and bool(np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
-    outputs = [OutputDifference(name, *worst[name]) for name in names_first]
+            scale = float(np.max(np.abs(want64[both]))) if difference.size else 0.0
+            output.max_abs_error = max(output.max_abs_error, abs_error)
+            output.range = max(output.range, scale)
+            tolerance = atol + rtol * scale
+            output.tolerance = max(output.tolerance, tolerance)
+            output.ok = output.ok and abs_error <= tolerance
+    for output in outputs:
+        # An output that is all zeros in the original: its error is absolute (JSON has no inf).
+        output.max_rel_error = (output.max_abs_error / output.range if output.range > 0
+                                else output.max_abs_error)
     return CheckResult(
-        ok=ok,
+        ok=all(output.ok for output in outputs),
         max_abs_error=max((o.max_abs_error for o in outputs), default=0.0),
         max_rel_error=max((o.max_rel_error for o in outputs), default=0.0),
         rtol=rtol,
@@ -182,6 +322,8 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=1e-3, atol=1e-
         trials=trials,
         outputs_finite=finite,
         outputs=outputs,
+        precision=used,
+        float64_unavailable=unavailable,
     )
 
 
@@ -194,8 +336,10 @@ def main(argv=None) -> int:
     parser.add_argument("optimized")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--trials", type=int, default=2)
-    parser.add_argument("--rtol", type=float, default=1e-3)
-    parser.add_argument("--atol", type=float, default=1e-4)
+    parser.add_argument("--rtol", type=float, default=None,
+                        help="relative to each output's range (default: by precision)")
+    parser.add_argument("--atol", type=float, default=None)
+    parser.add_argument("--precision", choices=["auto", "float64", "float32"], default="auto")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     args = parser.parse_args(argv)
     try:
@@ -206,6 +350,7 @@ def main(argv=None) -> int:
             trials=args.trials,
             rtol=args.rtol,
             atol=args.atol,
+            precision=args.precision,
         )
     except ImportError as error:
         print(f"error: ONNX Runtime is not installed ({error}); pip install onnxruntime",
@@ -218,9 +363,13 @@ def main(argv=None) -> int:
         print(json.dumps(asdict(result)))
     else:
         verdict = "match" if result.ok else "MISMATCH"
-        print(f"{verdict}: max abs error {result.max_abs_error:.3g}, "
-              f"max rel error {result.max_rel_error:.3g} over {result.trials} trials"
+        print(f"{verdict} ({result.precision}): max abs error {result.max_abs_error:.3g}, "
+              f"{result.max_rel_error:.3g} of the output range over {result.trials} trials"
               + ("" if result.outputs_finite else "; outputs not finite on random inputs"))
+        for output in result.outputs:
+            print(f"  {output.name}: max abs error {output.max_abs_error:.3g}, range "
+                  f"{output.range:.3g}, allowed {output.tolerance:.3g}"
+                  + ("" if output.ok else "  MISMATCH"))
     return 0 if result.ok else 1
 
 
