@@ -11,7 +11,10 @@
 
 #include "cli/commands.h"
 #include "cli/cost_model_options.h"
+#include "cli/file_checks.h"
 #include "cli/graph_loader.h"
+#include "cli/json_output.h"
+#include "cli/option_checks.h"
 #include "cli/rules_loader.h"
 #include "cli/text_table.h"
 #include "cost/graph_cost.h"
@@ -157,6 +160,9 @@ nlohmann::ordered_json to_json(const GraphBench& bench) {
 
 void run_bench(const BenchOptions& options) {
   if (options.runs < 1) throw Error("--runs must be at least 1");
+  check_outputs(names_a_file(options.graph) ? std::vector<std::string>{options.graph}
+                                            : std::vector<std::string>{},
+                {{"--json", options.json_path}});
   ir::Graph graph = load_graph(options.graph, options.reduced, options.input_shapes);
   CostModelOptions cost_options = options.cost;
   cost_options.threads = options.threads;
@@ -248,7 +254,7 @@ void run_bench(const BenchOptions& options) {
     std::printf("%s\n", summary.c_str());
   }
   if (!options.json_path.empty()) {
-    write_file_atomically(options.json_path, report.dump(2) + "\n");
+    write_file_atomically(options.json_path, dump_json(report));
     std::printf("wrote %s\n", options.json_path.c_str());
   }
 }
@@ -264,16 +270,19 @@ void register_bench_command(CLI::App& app) {
   command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")->required();
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
   add_input_shape_option(command, options->input_shapes);
-  command->add_option("--runs", options->runs, "Timed runs per graph")->capture_default_str();
+  command->add_option("--runs", options->runs, "Timed runs per graph")
+      ->check(kPositiveCount)
+      ->capture_default_str();
   command->add_option("--warmup", options->warmup, "Untimed runs before them")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kCount)
       ->capture_default_str();
   command
       ->add_option("--threads", options->threads,
                    "oneDNN (OpenMP) threads; 0: OMP_NUM_THREADS or all cores")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kCount)
       ->capture_default_str();
   command->add_option("--seed", options->seed, "Seed of the random inputs and weights")
+      ->check(kCount)
       ->capture_default_str();
   command->add_flag("--optimize", options->optimize,
                     "Also optimize the graph (equality saturation, as `saturate optimize`) and "
@@ -284,19 +293,24 @@ void register_bench_command(CLI::App& app) {
   command->add_option("--tensat-multi", options->tensat_multi_files,
                       "--optimize: TENSAT multi-pattern rule file (repeatable)");
   command->add_option("--node-limit", options->node_limit, "--optimize: e-graph node limit")
+      ->check(kPositiveCount)
       ->capture_default_str();
   command->add_option("--iter-limit", options->iteration_limit, "--optimize: iteration limit")
+      ->check(kCount)
       ->capture_default_str();
   command
       ->add_option("--k-multi", options->k_multi,
                    "--optimize: iterations in which multi-pattern rules run")
+      ->check(kCount)
       ->capture_default_str();
   command->add_option("--time-limit", options->time_limit, "--optimize: exploration time limit (s)")
+      ->check(kPositiveSeconds)
       ->capture_default_str();
   command->add_option("--extract", options->extractor, "--optimize: extraction method")
       ->check(CLI::IsMember({"ilp", "greedy", "greedy-dag", "bottom-up"}))
       ->capture_default_str();
   command->add_option("--ilp-time-limit", options->ilp_time_limit, "--optimize: ILP time limit (s)")
+      ->check(kPositiveSeconds)
       ->capture_default_str();
   add_cost_model_options(command, options->cost);
   command->callback([options] { run_bench(*options); });

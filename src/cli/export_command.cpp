@@ -2,7 +2,9 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/file_checks.h"
 #include "cli/graph_loader.h"
+#include "cli/option_checks.h"
 #include "onnx/onnx_export.h"
 #include "onnx/random_weights.h"
 #include "support/error.h"
@@ -24,6 +26,9 @@ void export_graph(const ExportOptions& options) {
   if (std::filesystem::path(options.output).extension() != ".onnx") {
     throw Error("export: the output must be an .onnx file (got " + options.output + ")");
   }
+  check_outputs(names_a_file(options.graph) ? std::vector<std::string>{options.graph}
+                                            : std::vector<std::string>{},
+                {{"-o", options.output}});
   LoadedGraph loaded = load_graph_source(options.graph, options.reduced, options.input_shapes);
   // A bundled model or a text graph has no trained weights: random ones, seeded, so that the
   // exported model runs and a benchmark of it is reproducible.
@@ -60,12 +65,14 @@ void register_export_command(CLI::App& app) {
   command->add_flag("--reduced", options->reduced, "Use the reduced-size variant of a model");
   add_input_shape_option(command, options->input_shapes);
   add_external_data_option(command, options->external_data);
-  command->add_option("--seed", options->seed, "Seed of the random weights")->capture_default_str();
+  command->add_option("--seed", options->seed, "Seed of the random weights")
+      ->check(kCount)
+      ->capture_default_str();
   command
       ->add_option("--weight-scale", options->weight_scale,
                    "Multiply the random weights by S (a deep model without normalization, such as "
                    "bert, overflows float32 on random inputs at 1)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveNumber)
       ->capture_default_str();
   command->callback([options] { export_graph(*options); });
 }

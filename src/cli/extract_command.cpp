@@ -2,6 +2,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/file_checks.h"
+#include "cli/json_output.h"
+#include "cli/option_checks.h"
 #include "cli/text_table.h"
 #include "extract/egraph_json.h"
 #include "extract/extractor.h"
@@ -22,6 +25,8 @@ struct ExtractCommandOptions {
 };
 
 void run_extract(const ExtractCommandOptions& options) {
+  check_input_file(options.path);
+  check_outputs({options.path}, {{"--json", options.json_path}});
   extract::ExtractionGraph graph = extract::read_egraph_json(options.path);
   extract::ExtractOptions settings;
   settings.time_limit_seconds = options.time_limit;
@@ -37,7 +42,7 @@ void run_extract(const ExtractCommandOptions& options) {
   }
   nlohmann::ordered_json report = extract::result_to_json(graph, result);
   report["file"] = options.path;
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, dump_json(report));
 
   TextTable table({"file", "method", "dag cost", "tree cost", "acyclic", "optimal", "seconds"});
   table.add_row({options.path, result.method, format_fixed(result.dag_cost, 6),
@@ -61,6 +66,7 @@ void register_extract_command(CLI::App& app) {
       ->check(CLI::IsMember({"bottom-up", "greedy-dag", "ilp"}))
       ->capture_default_str();
   command->add_option("--time-limit", options->time_limit, "ILP time limit (s)")
+      ->check(kPositiveSeconds)
       ->capture_default_str();
   command->add_option("--ilp-cycles", options->cycles, "ILP cycle handling")
       ->check(CLI::IsMember({"none", "lazy", "real", "int"}))

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "cli/file_checks.h"
 #include "ir/text_format.h"
 #include "models/model_registry.h"
 #include "onnx/onnx_import.h"
@@ -17,6 +18,9 @@ ir::Graph load_graph(const std::string& spec, bool reduced,
 
 LoadedGraph load_graph_source(const std::string& spec, bool reduced,
                               const std::vector<std::string>& input_shapes) {
+  // A missing, unreadable or empty file, or a directory, is one clear line, before a parser
+  // reads it as an empty graph.
+  if (names_a_file(spec)) check_input_file(spec);
   if (ends_with(spec, ".onnx")) {
     if (reduced) throw Error("--reduced applies to bundled models only, not to '" + spec + "'");
     onnx::ImportOptions options;

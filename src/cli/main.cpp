@@ -2,6 +2,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "cli/verification.h"
 #include "support/error.h"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,10 @@ int main(int argc, char** argv) {
       "(.sxp)."};
   app.set_version_flag("--version", "saturate 0.1.0");
   app.require_subcommand(1);
+  app.footer(
+      "Exit status: 0 success; 1 an error (bad input, bad options, a file that cannot be read or "
+      "written); 2 an internal error (a bug); 3 verification failed (--verify found outputs "
+      "that differ: only the --json report is written, unless --keep-unverified).");
   // One line per error, like every other error the tool reports.
   app.failure_message([](const CLI::App*, const CLI::Error& error) {
     return "saturate: error: " + std::string(error.what()) + " (see --help)\n";
@@ -28,6 +33,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
+  } catch (const saturate::cli::VerificationFailed& error) {
+    std::fprintf(stderr, "saturate: error: %s\n", error.what());
+    return saturate::cli::kExitVerificationFailed;
   } catch (const saturate::Error& error) {
     std::fprintf(stderr, "saturate: error: %s\n", error.what());
     return 1;

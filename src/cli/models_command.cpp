@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/json_output.h"
 #include "cli/text_table.h"
 #include "models/model_registry.h"
 
@@ -35,7 +36,7 @@ void register_models_command(CLI::App& app) {
                      model.description});
     }
     if (*json_output) {
-      std::printf("%s\n", list.dump(2).c_str());
+      std::printf("%s", dump_json(list).c_str());
     } else {
       std::printf("%s", table.render().c_str());
     }

@@ -69,11 +69,26 @@ bool verify_with_onnxruntime(const std::string& original_path, const ir::Graph& 
   const bool verified = result["ok"].get<bool>();
   report["verified"] = verified;
   report["verify_runtime"] = "onnxruntime";
+  report["verify_precision"] = result.value("precision", "float32");
+  if (result.contains("float64_unavailable") && !result["float64_unavailable"].is_null()) {
+    report["verify_float64_unavailable"] = result["float64_unavailable"];
+  }
   report["max_abs_error"] = result["max_abs_error"];
+  // The error relative to its output's range (max |original|), the largest over the outputs.
   report["max_relative_error"] = result["max_rel_error"];
   report["verify_rtol"] = result["rtol"];
   report["verify_atol"] = result["atol"];
   report["outputs_finite"] = result.value("outputs_finite", true);
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const auto& output : result.value("outputs", nlohmann::json::array())) {
+    outputs.push_back({{"name", output.value("name", "")},
+                       {"max_abs_error", output.value("max_abs_error", 0.0)},
+                       {"range", output.value("range", 0.0)},
+                       {"relative_to_range", output.value("max_rel_error", 0.0)},
+                       {"tolerance", output.value("tolerance", 0.0)},
+                       {"ok", output.value("ok", true)}});
+  }
+  report["verify_outputs"] = outputs;
   return verified;
 }
 

@@ -12,9 +12,11 @@
 
 namespace saturate::cli {
 
-// Records verified, verify_runtime, max_abs_error, max_relative_error and outputs_finite in the
-// report and returns whether the models agree. Throws saturate::Error when the check cannot run
-// (no Python or onnxruntime, a model ORT rejects).
+// Records verified, verify_runtime, verify_precision (float64 when ONNX Runtime runs both models
+// in double, else float32), max_abs_error, max_relative_error (relative to the output's range),
+// verify_outputs (per output: max_abs_error, range, relative_to_range, tolerance, ok) and
+// outputs_finite in the report and returns whether the models agree. Throws saturate::Error when
+// the check cannot run (no Python or onnxruntime, a model ORT rejects).
 bool verify_with_onnxruntime(const std::string& original_path, const ir::Graph& optimized,
                              const onnx::OnnxModel& source, nlohmann::ordered_json& report);
 

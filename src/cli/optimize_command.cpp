@@ -1,12 +1,17 @@
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/file_checks.h"
 #include "cli/graph_loader.h"
+#include "cli/json_output.h"
+#include "cli/name_checks.h"
 #include "cli/onnx_verification.h"
 #include "cli/optimize_options.h"
+#include "cli/option_checks.h"
 #include "cli/rules_loader.h"
 #include "cli/text_table.h"
 #include "cli/verification.h"
@@ -24,7 +29,42 @@
 namespace saturate::cli {
 namespace {
 
+// A file the e-graph writer produces during the run (--egraph-json, --egraph-dot): written to a
+// temporary name beside it and moved into place only once everything succeeded and verified.
+class PendingOutput {
+ public:
+  explicit PendingOutput(std::string path)
+      : path_(std::move(path)), temporary_(path_.empty() ? "" : path_ + ".tmp-saturate-egraph") {}
+  PendingOutput(const PendingOutput&) = delete;
+  PendingOutput& operator=(const PendingOutput&) = delete;
+  ~PendingOutput() {
+    std::error_code ignored;
+    if (!temporary_.empty()) std::filesystem::remove(temporary_, ignored);
+  }
+  const std::string& temporary() const { return temporary_; }
+  void commit() {
+    if (temporary_.empty()) return;
+    std::error_code error;
+    std::filesystem::rename(temporary_, path_, error);
+    if (error) throw Error("cannot move the written file into place at '" + path_ + "'");
+  }
+
+ private:
+  std::string path_;
+  std::string temporary_;
+};
+
 void run_optimize(const OptimizeCommandOptions& given) {
+  // Before any work: every output must be writable and none may overwrite an input.
+  std::vector<std::string> inputs = given.rule_files;
+  inputs.insert(inputs.end(), given.tensat_multi_files.begin(), given.tensat_multi_files.end());
+  inputs.insert(inputs.end(), given.pypm_files.begin(), given.pypm_files.end());
+  if (names_a_file(given.graph)) inputs.push_back(given.graph);
+  check_outputs(inputs, {{"-o", given.output_path},
+                         {"--json", given.json_path},
+                         {"--dot", given.dot_path},
+                         {"--egraph-json", given.egraph_path},
+                         {"--egraph-dot", given.egraph_dot_path}});
   LoadedGraph loaded = load_graph_source(given.graph, given.reduced, given.input_shapes);
   OptimizeCommandOptions options = given;
   options.input_format = loaded.format;
@@ -68,13 +108,16 @@ void run_optimize(const OptimizeCommandOptions& given) {
   size_t pypm_rules = 0;
   for (const std::string& path : options.pypm_files) {
     auto module = std::make_shared<const pm::Module>(pm::load_pmb(path));
+    check_rule_names(*module, path);
     pypm_rules += module->rules.size();
     settings.extra_rules.push_back(
         [module](eqsat::CycleFilter* filter) { return pm::compile_egraph_rules(module, filter); });
   }
   settings.backoff_scheduler = options.backoff;
-  settings.egraph_json_path = options.egraph_path;
-  settings.egraph_dot_path = options.egraph_dot_path;
+  PendingOutput egraph_json(options.egraph_path);
+  PendingOutput egraph_dot(options.egraph_dot_path);
+  settings.egraph_json_path = egraph_json.temporary();
+  settings.egraph_dot_path = egraph_dot.temporary();
 
   std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules", graph.name().c_str(),
                graph.num_operators(), rules.size());
@@ -159,7 +202,11 @@ void run_optimize(const OptimizeCommandOptions& given) {
   }
 
   write_outputs_and_summary(options, graph, result.graph, result.original_cost,
-                            result.optimized_cost, model, report);
+                            result.optimized_cost, model, report, verified);
+  if (verified || options.keep_unverified) {
+    egraph_json.commit();
+    egraph_dot.commit();
+  }
   if (latency) {
     std::printf(
         "latency check (onnxruntime, median of %d runs): original %.3f ms, optimized %.3f ms%s\n",
@@ -187,9 +234,14 @@ void run_optimize(const OptimizeCommandOptions& given) {
   if (options.verify) {
     print_verification(report, verified);
   }
-  if (!options.output_path.empty()) std::printf("wrote %s\n", options.output_path.c_str());
+  if (!options.output_path.empty() && (verified || options.keep_unverified)) {
+    std::printf("wrote %s\n", options.output_path.c_str());
+  }
   if (!options.json_path.empty()) std::printf("wrote %s\n", options.json_path.c_str());
-  if (!verified) throw Error("the optimized graph does not compute the same outputs");
+  if (!verified) {
+    throw VerificationFailed(
+        verification_failure("the optimized graph", report, options.keep_unverified));
+  }
 }
 
 }  // namespace
@@ -197,8 +249,11 @@ void run_optimize(const OptimizeCommandOptions& given) {
 void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::Graph& original,
                                const ir::Graph& optimized, double original_cost,
                                double optimized_cost, const cost::CostModel& model,
-                               const nlohmann::ordered_json& report) {
-  if (!options.output_path.empty()) {
+                               const nlohmann::ordered_json& report, bool verified) {
+  // A graph that failed verification is not written (unless --keep-unverified); the report is,
+  // with the verdict.
+  const bool write_graph = verified || options.keep_unverified;
+  if (write_graph && !options.output_path.empty()) {
     if (ends_with(options.output_path, ".onnx")) {
       if (!options.onnx_source) {
         throw Error("cannot write '" + options.output_path +
@@ -210,14 +265,15 @@ void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::
       write_file_atomically(options.output_path, ir::write_text(optimized));
     }
   }
-  if (!options.dot_path.empty()) write_file_atomically(options.dot_path, ir::write_dot(optimized));
+  if (write_graph && !options.dot_path.empty())
+    write_file_atomically(options.dot_path, ir::write_dot(optimized));
   nlohmann::ordered_json full_report = report;
   add_cost_model_report(model, full_report);
   full_report["input_format"] = options.input_format;
   full_report["opaque_nodes"] = original.nodes_of(ir::OpKind::Opaque).size();
   if (options.onnx_source) full_report["folded_nodes"] = options.onnx_source->folded_nodes;
   if (!options.json_path.empty()) {
-    write_file_atomically(options.json_path, full_report.dump(2) + "\n");
+    write_file_atomically(options.json_path, dump_json(full_report));
   }
 
   TextTable table({"", "original", "optimized"});
@@ -261,15 +317,19 @@ void register_optimize_command(CLI::App& app) {
   command->add_option("--tensat-multi", options->tensat_multi_files,
                       "TENSAT multi-pattern rule file (repeatable)");
   command->add_option("--node-limit", options->node_limit, "E-graph node limit")
+      ->check(kPositiveCount)
       ->capture_default_str();
   command->add_option("--iter-limit", options->iteration_limit, "Iteration limit")
+      ->check(kCount)
       ->capture_default_str();
   command->add_option("--k-multi", options->k_multi, "Iterations in which multi-pattern rules run")
+      ->check(kCount)
       ->capture_default_str();
   command->add_flag("--multi-same-class", options->multi_same_class,
                     "Also apply multi-pattern matches whose patterns match one e-class (TENSAT's "
                     "Algorithm 1 as written; by default an operator is never merged with itself)");
   command->add_option("--time-limit", options->time_limit, "Exploration time limit (s)")
+      ->check(kPositiveSeconds)
       ->capture_default_str();
   command->add_option("--cycle-filter", options->cycle_filter, "Cycle filtering")
       ->check(CLI::IsMember({"efficient", "vanilla"}))
@@ -281,6 +341,7 @@ void register_optimize_command(CLI::App& app) {
       ->check(CLI::IsMember({"none", "lazy", "real", "int"}))
       ->capture_default_str();
   command->add_option("--ilp-time-limit", options->ilp_time_limit, "ILP time limit (s)")
+      ->check(kPositiveSeconds)
       ->capture_default_str();
   command
       ->add_option("--ilp-solver", options->ilp_solver,
@@ -300,21 +361,29 @@ void register_optimize_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 10.0))
       ->capture_default_str();
   command->add_option("--budget", options->budget, "TASO: graphs expanded at most")
+      ->check(kCount)
       ->capture_default_str();
   add_cost_model_options(command, options->cost);
-  command->add_option("--threads", options->cost.threads,
-                      "Threads of a measuring back end (default: 1 for onnxruntime, the OpenMP "
-                      "default for onednn)");
+  command
+      ->add_option("--threads", options->cost.threads,
+                   "Threads of a measuring back end (default: 1 for onnxruntime, the OpenMP "
+                   "default for onednn)")
+      ->check(kCount);
   command
       ->add_option("--latency-runs", options->latency_runs,
                    "ONNX input with --cost onnxruntime: time both whole models this many "
                    "interleaved runs in ONNX Runtime and keep the original if the optimized one "
                    "is slower (0: no check)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kCount)
       ->capture_default_str();
   command->add_flag("--verify", options->verify,
                     "Run original and optimized graphs on the same random inputs and compare "
-                    "(in the reference interpreter; an ONNX model in ONNX Runtime)");
+                    "(in the reference interpreter in float64; an ONNX model in ONNX Runtime, in "
+                    "float64 when it has double kernels for every operator). On a mismatch only "
+                    "the --json report is written and the exit status is 3");
+  command->add_flag("--keep-unverified", options->keep_unverified,
+                    "With --verify: write the outputs even when verification fails (the report "
+                    "has the verdict; the exit status is still 3)");
   command->callback([options] { run_optimize(*options); });
 }
 

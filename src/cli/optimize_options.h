@@ -40,7 +40,8 @@ struct OptimizeCommandOptions {
   double ilp_time_limit = 600;
   std::string ilp_solver = "auto";
   bool verify = false;
-  int latency_runs = 20;  // ONNX + onnxruntime: whole-model check in ONNX Runtime (0: off)
+  bool keep_unverified = false;  // write the outputs even when --verify fails
+  int latency_runs = 20;         // ONNX + onnxruntime: whole-model check in ONNX Runtime (0: off)
   bool backoff = false;
   std::string search = "eqsat";  // or "taso"
   double alpha = 1.05;           // TASO
@@ -53,11 +54,12 @@ struct OptimizeCommandOptions {
 };
 
 // Writes what was asked (-o, --dot, --json; each through a temporary file, only once
-// everything succeeded) and prints the cost and operator table and the speedup line.
+// everything succeeded; -o and --dot only when `verified` or --keep-unverified) and prints the
+// cost and operator table and the speedup line.
 void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::Graph& original,
                                const ir::Graph& optimized, double original_cost,
                                double optimized_cost, const cost::CostModel& model,
-                               const nlohmann::ordered_json& report);
+                               const nlohmann::ordered_json& report, bool verified);
 
 // `optimize --search taso`: the TASO baseline with the same rules and cost model; prints a table
 // and writes the same outputs (-o, --dot, --json) as the equality-saturation path.

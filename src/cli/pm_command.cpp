@@ -9,7 +9,11 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/file_checks.h"
 #include "cli/graph_loader.h"
+#include "cli/json_output.h"
+#include "cli/name_checks.h"
+#include "cli/option_checks.h"
 #include "cli/python_helpers.h"
 #include "cli/text_table.h"
 #include "cli/verification.h"
@@ -42,9 +46,12 @@ struct ApplyOptions {
   std::string explain_value;
   size_t max_passes = 100;
   bool verify = false;
+  bool keep_unverified = false;
 };
 
 void run_compile(const CompileOptions& options) {
+  check_input_file(options.source);
+  check_outputs({options.source}, {{"-o", options.output}});
   // The front end is Python; it writes the output atomically and reports FILE:LINE errors.
   std::vector<std::string> args = {"compile", options.source};
   if (!options.output.empty()) args.insert(args.end(), {"-o", options.output});
@@ -56,7 +63,14 @@ void run_compile(const CompileOptions& options) {
 }
 
 void run_apply(const ApplyOptions& options) {
+  std::vector<std::string> inputs = {options.patterns};
+  if (names_a_file(options.graph)) inputs.push_back(options.graph);
+  check_input_file(options.patterns);
+  check_outputs(
+      inputs,
+      {{"-o", options.output_path}, {"--dot", options.dot_path}, {"--json", options.json_path}});
   pm::Module module = pm::load_pmb(options.patterns);
+  check_rule_names(module, options.patterns);
   ir::Graph graph = load_graph(options.graph, options.reduced, options.input_shapes);
   if (!options.explain_value.empty()) {
     std::printf("%s", pm::explain(graph, module, options.explain_value).c_str());
@@ -93,15 +107,20 @@ void run_apply(const ApplyOptions& options) {
               graph.name().c_str(), graph.num_operators(), result.graph.num_operators(),
               format_double(before).c_str(), format_double(after).c_str(), result.passes,
               result.hit_iteration_cap ? " (iteration cap hit)" : "", result.seconds);
-  if (options.verify) {
-    print_verification(report, verified);
-    if (!verified) throw Error("pm apply: the rewritten graph does not compute the same outputs");
+  if (options.verify) print_verification(report, verified);
+  // A graph that failed verification is not written (unless --keep-unverified); the report is,
+  // with the verdict. Everything is built before the first file is written.
+  if (verified || options.keep_unverified) {
+    const std::string text = options.output_path.empty() ? "" : ir::write_text(result.graph);
+    const std::string dot = options.dot_path.empty() ? "" : ir::write_dot(result.graph);
+    if (!options.output_path.empty()) write_file_atomically(options.output_path, text);
+    if (!options.dot_path.empty()) write_file_atomically(options.dot_path, dot);
   }
-  if (!options.output_path.empty())
-    write_file_atomically(options.output_path, ir::write_text(result.graph));
-  if (!options.dot_path.empty())
-    write_file_atomically(options.dot_path, ir::write_dot(result.graph));
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, report.dump(2) + "\n");
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, dump_json(report));
+  if (!verified) {
+    throw VerificationFailed(
+        verification_failure("pm apply: the rewritten graph", report, options.keep_unverified));
+  }
 }
 
 }  // namespace
@@ -130,10 +149,12 @@ void register_pm_command(CLI::App& app) {
   apply->add_option("--explain", apply_options->explain_value,
                     "Show, as a tree, how each pattern's alternates fare at this node; no rewrite");
   apply->add_option("--max-passes", apply_options->max_passes, "Pass cap (reported when hit)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveCount);
   apply->add_flag("--verify", apply_options->verify,
-                  "Run both graphs in the reference interpreter on the same random inputs and "
-                  "fail on a mismatch");
+                  "Run both graphs in the reference interpreter (float64) on the same random "
+                  "inputs; on a mismatch write only the --json report and exit with status 3");
+  apply->add_flag("--keep-unverified", apply_options->keep_unverified,
+                  "With --verify: write the outputs even when verification fails");
   apply->callback([apply_options] { run_apply(*apply_options); });
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/name_checks.h"
 #include "support/error.h"
 
 namespace saturate::cli {
@@ -34,6 +35,7 @@ eqsat::RuleSet load_rule_sets(const std::vector<std::string>& rule_files,
   for (const std::string& file : tensat_multi_files) {
     set.append(eqsat::load_rules(file, eqsat::RuleFileFormat::TensatMulti));
   }
+  check_rule_names(set);
   return set;
 }
 

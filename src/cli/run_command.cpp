@@ -7,6 +7,8 @@
 
 #include "cli/commands.h"
 #include "cli/graph_loader.h"
+#include "cli/json_output.h"
+#include "cli/option_checks.h"
 #include "cli/text_table.h"
 #include "runtime/interpreter.h"
 
@@ -88,7 +90,7 @@ void run(const RunOptions& options) {
   }
   report["finite"] = finite;
   if (options.json) {
-    std::printf("%s\n", report.dump(2).c_str());
+    std::printf("%s", dump_json(report).c_str());
   } else {
     std::printf("ran %s in the reference interpreter (%s, seed %llu) in %.3f s\n\n%s",
                 graph.name().c_str(), options.precision.c_str(),
@@ -109,6 +111,7 @@ void register_run_command(CLI::App& app) {
       "run", "Run a graph in the reference interpreter on random inputs; print output checksums");
   command->add_option("MODEL", options->graph, "Bundled model name or .sxp graph file")->required();
   command->add_option("--seed", options->seed, "Seed for the random inputs and weights")
+      ->check(kCount)
       ->capture_default_str();
   command->add_option("--precision", options->precision, "Arithmetic precision")
       ->check(CLI::IsMember({"f32", "f64"}))

@@ -64,7 +64,7 @@ void run_taso_search(const OptimizeCommandOptions& options, const ir::Graph& gra
   const bool verified = !options.verify || verify_rewrite(graph, result.graph, report);
 
   write_outputs_and_summary(options, graph, result.graph, result.original_cost,
-                            result.optimized_cost, model, report);
+                            result.optimized_cost, model, report, verified);
   std::printf(
       "taso: %zu expansions (%s), %zu candidates kept of %zu matches, %.3f s, best "
       "found at %.3f s (expansion %zu)\n",
@@ -73,7 +73,10 @@ void run_taso_search(const OptimizeCommandOptions& options, const ir::Graph& gra
   if (options.verify) {
     print_verification(report, verified);
   }
-  if (!verified) throw Error("the optimized graph does not compute the same outputs");
+  if (!verified) {
+    throw VerificationFailed(
+        verification_failure("the optimized graph", report, options.keep_unverified));
+  }
 }
 
 }  // namespace saturate::cli

@@ -1,40 +1,87 @@
 #pragma once
 
-// --verify, shared by `optimize` and `pm apply`: both graphs run in the reference interpreter
-// (float64) on the same random inputs, and the rewritten one must agree.
+// --verify, shared by `optimize` (both searches) and `pm apply`. A .sxp graph or bundled model
+// runs in the reference interpreter in float64 on the same random inputs as the rewritten one
+// (verify_rewrite); an ONNX model runs in ONNX Runtime (onnx_verification.h). A failed check
+// writes nothing but the --json report (with the verdict) and exits with
+// kExitVerificationFailed, unless --keep-unverified asks for the outputs anyway.
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "ir/graph.h"
 #include "runtime/graph_comparison.h"
+#include "support/error.h"
 
 namespace saturate::cli {
 
-// How much a rewritten graph may differ: rewrites change the order of floating-point
-// operations, and the comparison runs in float64.
+// The exit status of a command whose --verify found different outputs (0: success, 1: an
+// error, 2: an internal error).
+inline constexpr int kExitVerificationFailed = 3;
+
+// Thrown (after the report is written) when --verify found different outputs; main prints it
+// as one line and exits with kExitVerificationFailed.
+class VerificationFailed : public Error {
+ public:
+  using Error::Error;
+};
+
+// How much a rewritten graph may differ in the reference interpreter: rewrites change the
+// order of floating-point operations, and the comparison runs in float64. The error of an
+// element is |a - b| / (1 + |b|).
 inline constexpr double kVerifyTolerance = 1e-6;
 
-// Records verified, max_abs_error, max_relative_error and outputs_finite in the report and
-// returns whether the graphs agree.
+// Records verified, verify_runtime, verify_precision, verify_tolerance, max_abs_error,
+// max_relative_error and outputs_finite in the report and returns whether the graphs agree.
 inline bool verify_rewrite(const ir::Graph& original, const ir::Graph& rewritten,
                            nlohmann::ordered_json& report) {
-  std::fprintf(stderr, "verifying: running both graphs in the reference interpreter\n");
+  std::fprintf(stderr, "verifying: running both graphs in the reference interpreter (float64)\n");
   runtime::GraphComparison comparison = runtime::compare_graphs(original, rewritten);
   const bool verified = comparison.max_relative_error <= kVerifyTolerance;
   report["verified"] = verified;
+  report["verify_runtime"] = "reference interpreter";
+  report["verify_precision"] = "float64";
+  report["verify_tolerance"] = kVerifyTolerance;
   report["max_abs_error"] = comparison.max_abs_error;
   report["max_relative_error"] = comparison.max_relative_error;
   report["outputs_finite"] = comparison.finite;
+  report["worst_output"] = comparison.worst_output;
   return verified;
 }
 
-// The line `--verify` prints, from what verify_rewrite recorded.
+// The lines `--verify` prints, from what verify_rewrite or verify_with_onnxruntime recorded.
 inline void print_verification(const nlohmann::ordered_json& report, bool verified) {
-  std::printf("verify: %s (max abs error %.3g, max relative error %.3g%s)\n",
-              verified ? "ok" : "MISMATCH", report["max_abs_error"].get<double>(),
+  const std::string precision = report.value("verify_precision", std::string("float64"));
+  const bool per_range = report.contains("verify_outputs");
+  std::printf("verify: %s (%s, %s; max abs error %.3g, %s %.3g%s)\n", verified ? "ok" : "MISMATCH",
+              report.value("verify_runtime", std::string("reference interpreter")).c_str(),
+              precision.c_str(), report["max_abs_error"].get<double>(),
+              per_range ? "error relative to the output range" : "max relative error",
               report["max_relative_error"].get<double>(),
               report["outputs_finite"].get<bool>() ? "" : "; outputs not finite on random inputs");
+  if (!per_range) return;
+  const auto& outputs = report["verify_outputs"];
+  if (verified && outputs.size() <= 1) return;
+  for (const auto& output : outputs) {
+    std::printf("  %s: max abs error %.3g, range %.3g, allowed %.3g%s\n",
+                output["name"].get<std::string>().c_str(), output["max_abs_error"].get<double>(),
+                output["range"].get<double>(), output["tolerance"].get<double>(),
+                output["ok"].get<bool>() ? "" : "  MISMATCH");
+  }
+}
+
+// The message of VerificationFailed: what differed and what was (not) written.
+inline std::string verification_failure(const std::string& what,
+                                        const nlohmann::ordered_json& report,
+                                        bool kept_unverified) {
+  char error[32];
+  std::snprintf(error, sizeof error, "%.3g", report["max_abs_error"].get<double>());
+  std::string message =
+      what + " does not compute the same outputs (verify: max abs error " + error + ")";
+  return message + (kept_unverified ? "; written anyway (--keep-unverified)"
+                                    : "; nothing written but the --json report "
+                                      "(--keep-unverified writes the outputs anyway)");
 }
 
 }  // namespace saturate::cli

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -48,6 +49,9 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 }
 
 std::string read_file(const std::string& path) {
+  // An ifstream opens a directory and reads it as an empty file.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw Error(path + " is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open '" + path + "' for reading");
   std::ostringstream contents;

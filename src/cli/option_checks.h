@@ -1,0 +1,54 @@
+#pragma once
+
+// Validators for numeric options, so that nonsense is rejected before any work: CLI11 reads
+// `--node-limit -5` into a size_t as a huge count, and `--time-limit nan` passes
+// CLI::PositiveNumber (NaN compares false with everything).
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <string>
+
+#include "support/strings.h"
+
+namespace saturate::cli {
+
+// A whole number >= 0 (node, iteration, pass, run counts; a seed).
+inline const CLI::Validator kCount(
+    [](std::string& text) -> std::string {
+      const auto value = parse_int(text);
+      if (!value || *value < 0) return "expected a whole number >= 0, got '" + text + "'";
+      return "";
+    },
+    "COUNT>=0", "count");
+
+// A whole number >= 1.
+inline const CLI::Validator kPositiveCount(
+    [](std::string& text) -> std::string {
+      const auto value = parse_int(text);
+      if (!value || *value < 1) return "expected a whole number >= 1, got '" + text + "'";
+      return "";
+    },
+    "COUNT>=1", "positive count");
+
+// A finite number > 0 (scales).
+inline const CLI::Validator kPositiveNumber(
+    [](std::string& text) -> std::string {
+      const auto value = parse_double(text);
+      if (!value || !std::isfinite(*value) || *value <= 0) {
+        return "expected a number > 0, got '" + text + "'";
+      }
+      return "";
+    },
+    "NUMBER>0", "positive number");
+
+// A finite number of seconds > 0 (time limits).
+inline const CLI::Validator kPositiveSeconds(
+    [](std::string& text) -> std::string {
+      const auto value = parse_double(text);
+      if (!value || !std::isfinite(*value) || *value <= 0) {
+        return "expected a number of seconds > 0, got '" + text + "'";
+      }
+      return "";
+    },
+    "SECONDS>0", "positive seconds");
+
+}  // namespace saturate::cli
