@@ -107,7 +107,16 @@ std::vector<TensorType> infer_types(OpKind kind, const std::vector<TensorType>& 
       }
     }
   }
-  return info.infer(inputs, complete_attributes(info, attrs));
+  std::vector<TensorType> outputs = info.infer(inputs, complete_attributes(info, attrs));
+  // Every value's element count stays below kMaxElements, so no later product of dimensions
+  // (cost models, kernels, export) overflows.
+  for (const auto& output : outputs) {
+    if (output.dims.empty()) continue;
+    if (auto problem = shape_problem(output.dims)) {
+      throw Error("operator '" + info.name + "' would give " + to_string(output) + ": " + *problem);
+    }
+  }
+  return outputs;
 }
 
 bool computes_arithmetic(const OpInfo& info) {

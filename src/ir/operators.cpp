@@ -53,17 +53,19 @@ Dims broadcast(const Dims& a, const Dims& b) {
   return out;
 }
 
-// Element counts stay far below int64 overflow (and below what any machine could hold).
-constexpr int64_t kMaxElements = int64_t{1} << 40;
-
 void require_sane_size(const Dims& dims) {
-  int64_t count = 1;
-  for (int64_t d : dims) {
-    if (d <= 0) shape_error("dimensions must be positive, got " + to_string(dims));
-    if (d > kMaxElements / count) {
-      shape_error("shape " + to_string(dims) + " has more than 2^40 elements");
-    }
-    count *= d;
+  if (auto problem = shape_problem(dims)) shape_error(*problem);
+}
+
+// A window attribute (kernel, stride) or a pad past kMaxElements cannot describe a tensor any
+// machine holds; refusing it keeps the arithmetic on it from overflowing.
+void require_size_attribute(std::string_view what, int64_t value, int64_t minimum) {
+  if (value < minimum) {
+    shape_error(std::string(what) + " must be " + (minimum > 0 ? "positive" : "non-negative") +
+                ", got " + std::to_string(value));
+  }
+  if (value > kMaxElements) {
+    shape_error(std::string(what) + " must be at most 2^40, got " + std::to_string(value));
   }
 }
 
@@ -122,9 +124,9 @@ Types matmul(const Types& in, const Attributes&) {
 
 // Output size of a sliding window (conv or pool) along one axis.
 int64_t window_output(int64_t size, int64_t kernel, int64_t stride, Padding padding) {
-  if (stride <= 0) shape_error("stride must be positive, got " + std::to_string(stride));
-  if (kernel <= 0) shape_error("kernel size must be positive, got " + std::to_string(kernel));
-  if (padding == Padding::Same) return (size + stride - 1) / stride;
+  require_size_attribute("stride", stride, 1);
+  require_size_attribute("kernel size", kernel, 1);
+  if (padding == Padding::Same) return (size - 1) / stride + 1;  // ceil(size / stride)
   if (kernel > size) {
     shape_error("VALID window of size " + std::to_string(kernel) + " does not fit in " +
                 std::to_string(size));
@@ -216,7 +218,8 @@ Types concat(const Types& in, const Attributes& attrs) {
       shape_error("concat on axis " + std::to_string(axis) + " of " + to_string(in[0]) + " and " +
                   to_string(t) + ": other dimensions differ");
     }
-    out[axis] += t.dims[axis];
+    out[axis] += t.dims[axis];  // each term is at most kMaxElements: the sum cannot overflow
+    require_sane_size(out);
   }
   return {TensorType{in[0].dtype, out}};
 }
@@ -230,7 +233,12 @@ Types split(const Types& in, const Attributes& attrs) {
   Types out;
   for (int64_t s : sizes) {
     if (s <= 0) shape_error("split sizes must be positive, got " + to_string(sizes));
-    total += s;
+    if (s > x.dims[axis]) {
+      shape_error("split size " + std::to_string(s) + " of " + to_string(sizes) +
+                  " is larger than dimension " + std::to_string(axis) + " of " + to_string(x));
+    }
+    total += s;  // stops once past the axis: never more than twice kMaxElements
+    if (total > x.dims[axis]) break;
     Dims dims = x.dims;
     dims[axis] = s;
     out.push_back(TensorType{x.dtype, dims});
@@ -364,7 +372,9 @@ Types pad(const Types& in, const Attributes& attrs) {
     int64_t begin = pads[axis];
     int64_t end = pads[axis + x.rank()];
     if (begin < 0 || end < 0) shape_error("pad pads must be non-negative, got " + to_string(pads));
-    out[axis] += begin + end;
+    require_size_attribute("pad", begin, 0);
+    require_size_attribute("pad", end, 0);
+    out[axis] += begin + end;  // three terms of at most kMaxElements each
   }
   require_sane_size(out);
   return {TensorType{x.dtype, out}};

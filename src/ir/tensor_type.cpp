@@ -73,6 +73,20 @@ int element_size(DType dtype) {
   return info(dtype).size;
 }
 
+std::optional<std::string> shape_problem(const Dims& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (d <= 0) return "dimensions must be positive, got " + to_string(dims);
+  }
+  for (int64_t d : dims) {
+    if (d > kMaxElements / count) {
+      return "shape " + to_string(dims) + " has more than 2^40 elements";
+    }
+    count *= d;
+  }
+  return std::nullopt;
+}
+
 int64_t TensorType::num_elements() const {
   int64_t count = 1;
   for (int64_t d : dims) count *= d;

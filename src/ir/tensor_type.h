@@ -29,6 +29,15 @@ int element_size(DType dtype);
 
 using Dims = std::vector<int64_t>;
 
+// Element counts past this are refused wherever a shape is made (2^40: more than any machine
+// holds, far below int64 overflow), so products and sums of a valid shape's dimensions never
+// overflow.
+inline constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+// Why `dims` cannot be a tensor's shape (a dimension that is not positive, more than
+// kMaxElements elements); nullopt when it can.
+std::optional<std::string> shape_problem(const Dims& dims);
+
 // The static type of one tensor value: element type and fully known dimensions.
 struct TensorType {
   DType dtype = DType::F32;

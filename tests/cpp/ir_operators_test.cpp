@@ -2,6 +2,7 @@
 // are computed by hand, not by re-running the rules.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <ostream>
 #include <set>
 #include <string>
@@ -697,6 +698,44 @@ const std::vector<ErrorCase>& error_cases() {
        {f32({2, 3})},
        {{"pads", Dims{0, -1, 0, 0}}},
        {"pads must be non-negative"}},
+      // Sizes near int64's limit: a clear error, never an overflow (UBSan) or a wrong shape.
+      {"conv huge stride",
+       OpKind::Conv2d,
+       {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})},
+       {{"stride_h", std::numeric_limits<int64_t>::max()}, {"padding", code(Padding::Same)}},
+       {"stride must be at most 2^40, got 9223372036854775807"}},
+      {"poolmax huge kernel",
+       OpKind::PoolMax,
+       {f32({1, 1, 5, 5})},
+       window(std::numeric_limits<int64_t>::max(), 2, 1, 1, Padding::Same),
+       {"kernel size must be at most 2^40"}},
+      {"pad huge",
+       OpKind::Pad,
+       {f32({2, 3})},
+       {{"pads",
+         Dims{0, std::numeric_limits<int64_t>::max(), 0, std::numeric_limits<int64_t>::max()}}},
+       {"pad must be at most 2^40, got 9223372036854775807"}},
+      {"pad past 2^40 elements",
+       OpKind::Pad,
+       {f32({2, 3})},
+       {{"pads", Dims{0, int64_t{1} << 40, 0, 0}}},
+       {"more than 2^40 elements"}},
+      {"concat sum past 2^40",
+       OpKind::Concat,
+       {f32({int64_t{1} << 39, 2}), f32({int64_t{1} << 39, 2})},
+       {{"axis", int64_t{0}}},
+       {"more than 2^40 elements"}},
+      {"split size larger than the axis",
+       OpKind::Split,
+       {f32({4})},
+       {{"axis", int64_t{0}},
+        {"sizes", Dims{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()}}},
+       {"split size 9223372036854775807", "is larger than dimension 0 of f32[4]"}},
+      {"matmul result past 2^40",
+       OpKind::MatMul,
+       {f32({int64_t{1} << 30, 4}), f32({4, int64_t{1} << 30})},
+       {},
+       {"would give f32[1073741824 1073741824]", "more than 2^40 elements"}},
       {"opaque output types",
        OpKind::Opaque,
        {f32({2})},
