@@ -23,12 +23,12 @@ struct ExportOptions {
 };
 
 void export_graph(const ExportOptions& options) {
-  if (std::filesystem::path(options.output).extension() != ".onnx") {
-    throw Error("export: the output must be an .onnx file (got " + options.output + ")");
-  }
   check_outputs(names_a_file(options.graph) ? std::vector<std::string>{options.graph}
                                             : std::vector<std::string>{},
                 {{"-o", options.output}});
+  if (std::filesystem::path(options.output).extension() != ".onnx") {
+    throw Error("export: the output must be an .onnx file (got " + options.output + ")");
+  }
   LoadedGraph loaded = load_graph_source(options.graph, options.reduced, options.input_shapes);
   // A bundled model or a text graph has no trained weights: random ones, seeded, so that the
   // exported model runs and a benchmark of it is reproducible.

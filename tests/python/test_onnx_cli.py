@@ -531,3 +531,139 @@ def test_control_flow_is_carried_with_its_subgraphs(saturate, tmp_path, build):
         want = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(None, feeds)
         got = ort.InferenceSession(str(output), providers=["CPUExecutionProvider"]).run(None, feeds)
         np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
+
+
+# --- Folding in float64, verification that users can trust, nothing written on a mismatch ---
+
+
+def test_export_folds_weights_in_float64_and_rounds_once(saturate, tmp_path):
+    """(a @ b) - c with c = float32(a @ b): folded in float32 the difference rounds to 0 where
+    float64 keeps the rounding residual; the exported constant must be the latter, rounded."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((300, 300)).astype(np.float32)  # past import's fold limit
+    b = rng.standard_normal((300, 300)).astype(np.float32)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    c = exact.astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["a", "b"], ["ab"]),
+             helper.make_node("Sub", ["ab", "c"], ["residual"]),
+             helper.make_node("Add", ["x", "residual"], ["y"])]
+    model = make_model(nodes, [("x", [300, 300])], [("y", [300, 300])],
+                       [numpy_helper.from_array(v, n) for n, v in (("a", a), ("b", b), ("c", c))])
+    source, output = tmp_path / "fold.onnx", tmp_path / "out.onnx"
+    onnx.save(model, source)
+    result = saturate("export", source, "-o", output)
+    assert result.returncode == 0, result.stderr
+    exported = onnx.load(output)
+    add = next(n for n in exported.graph.node if n.op_type == "Add")
+    initializers = {t.name: numpy_helper.to_array(t) for t in exported.graph.initializer}
+    folded = initializers[next(name for name in add.input if name in initializers)]
+    expected = (exact - c.astype(np.float64)).astype(np.float32)
+    assert np.count_nonzero(expected) > 1000  # float32 folding would give zeros
+    np.testing.assert_array_equal(folded.reshape(expected.shape), expected)
+
+
+def attention_scores(variant):
+    """softmax((x Wq)(x Wk)^T) with logits of magnitude ~60; "folded" computes it as
+    softmax(x W x^T) with W = Wq Wk^T rounded once to float32 (what the optimizer produces),
+    "wrong" forgets the transpose (a wrong rewrite)."""
+    rng = np.random.default_rng(0)
+    d, n = 64, 32
+    wq = (rng.standard_normal((d, d)) * 0.35).astype(np.float32)
+    wk = (rng.standard_normal((d, d)) * 0.35).astype(np.float32)
+    if variant == "original":
+        inits = [numpy_helper.from_array(wq, "wq"), numpy_helper.from_array(wk, "wk")]
+        nodes = [helper.make_node("MatMul", ["x", "wq"], ["q"]),
+                 helper.make_node("MatMul", ["x", "wk"], ["k"]),
+                 helper.make_node("Transpose", ["k"], ["kt"], perm=[1, 0]),
+                 helper.make_node("MatMul", ["q", "kt"], ["s"])]
+    else:
+        product = wq.astype(np.float64) @ (
+            wk.astype(np.float64).T if variant == "folded" else wk.astype(np.float64))
+        inits = [numpy_helper.from_array(product.astype(np.float32), "w")]
+        nodes = [helper.make_node("MatMul", ["x", "w"], ["q"]),
+                 helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0]),
+                 helper.make_node("MatMul", ["q", "xt"], ["s"])]
+    nodes.append(helper.make_node("Softmax", ["s"], ["y"], axis=-1))
+    return make_model(nodes, [("x", [n, d])], [("y", [n, n])], inits)
+
+
+def test_verification_passes_a_rounding_sensitive_fold_in_float64():
+    result = onnx_check.compare_models(attention_scores("original"), attention_scores("folded"))
+    assert result.ok and result.precision == "float64"
+    assert result.max_rel_error < 1e-5  # relative to the output's range
+    assert result.outputs[0].range > 0 and result.outputs[0].ok
+
+
+@pytest.mark.parametrize("precision", ["auto", "float32"])
+def test_verification_still_catches_a_wrong_rewrite(precision):
+    result = onnx_check.compare_models(attention_scores("original"), attention_scores("wrong"),
+                                       precision=precision)
+    assert not result.ok and not result.outputs[0].ok
+    assert result.precision == ("float64" if precision == "auto" else "float32")
+
+
+def test_verification_falls_back_to_float32_without_double_kernels():
+    # ONNX Runtime's CPU provider has no double Hardmax... or has one: either way the check
+    # runs and says which precision it used.
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]),
+             helper.make_node("Hardmax", ["m"], ["y"], axis=-1)]
+    model = make_model(nodes, [("x", [4, 8])], [("y", [4, 8])], [weight("w", 8, 8)])
+    result = onnx_check.compare_models(model, model)
+    assert result.ok and result.precision in ("float64", "float32")
+    assert (result.float64_unavailable is None) == (result.precision == "float64")
+
+
+WRONG_RULE = "drop_relu: (relu ?x) => ?x\n"  # unsound: a rewrite --verify must catch
+
+
+def relu_dense_model():
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
+    return make_model(nodes, [("x", [4, 8])], [("y", [4, 8])], [weight("w", 8, 8)])
+
+
+@pytest.mark.parametrize("kind", ["onnx", "sxp"])
+def test_a_failed_verification_writes_only_the_report_and_exits_3(saturate, tmp_path, kind):
+    rules = tmp_path / "wrong.rules"
+    rules.write_text(WRONG_RULE)
+    if kind == "onnx":
+        source = tmp_path / "model.onnx"
+        onnx.save(relu_dense_model(), source)
+    else:
+        source = tmp_path / "model.sxp"
+        source.write_text("(graph g\n  (node x (input :shape [4 8]))\n  (node w (weight :shape "
+                          "[8 8]))\n  (node m (matmul x w))\n  (node y (relu m))\n"
+                          "  (output out y))\n")
+    output, report, dot = tmp_path / f"out.{kind}", tmp_path / "r.json", tmp_path / "g.dot"
+    args = ["optimize", source, "--rules", rules, "--verify", "-o", output, "--json", report,
+            "--dot", dot, "--cost", "analytic", "--latency-runs", "0"]
+    result = saturate(*args)
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.splitlines()[-1].startswith("saturate: error:")
+    assert "MISMATCH" in result.stdout
+    assert not output.exists() and not dot.exists()
+    verdict = json.loads(report.read_text())
+    assert verdict["verified"] is False and verdict["verify_precision"] == "float64"
+    if kind == "onnx":
+        assert verdict["verify_outputs"][0]["ok"] is False
+        assert verdict["verify_outputs"][0]["range"] > 0
+    result = saturate(*args, "--keep-unverified")
+    assert result.returncode == 3, result.stderr
+    assert output.exists() and dot.exists()
+    assert json.loads(report.read_text())["verified"] is False
+
+
+def test_a_correct_model_verifies_in_float64(saturate, tmp_path):
+    source, output, report = tmp_path / "attn.onnx", tmp_path / "out.onnx", tmp_path / "r.json"
+    onnx.save(attention_scores("original"), source)
+    result = saturate("optimize", source, "--verify", "-o", output, "--json", report,
+                      "--cost", "analytic", "--latency-runs", "0")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(report.read_text())
+    assert verdict["verified"] is True and verdict["verify_precision"] == "float64"
+    assert verdict["verify_outputs"][0]["relative_to_range"] < 1e-5
+    assert output.exists()
+
+
+def test_help_documents_the_verification_exit_status(saturate):
+    result = saturate("--help")
+    assert "3 verification failed" in result.stdout

@@ -127,3 +127,25 @@ def test_python_api_reads_external_data_beside_a_path(tmp_path):
     optimized = saturate.optimize(str(path), cost="analytic", verify=True)
     assert saturate.last_report()["verified"] is True
     assert len(optimized.graph.initializer) > 0
+
+
+def test_verify_raises_on_a_wrong_rewrite_unless_keep_unverified(tmp_path):
+    rules = tmp_path / "wrong.rules"
+    rules.write_text("drop_relu: (relu ?x) => ?x\n")  # unsound on purpose
+    rng = np.random.default_rng(1)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "dense", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])],
+        [numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float32), "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    from saturate.onnx_api import VerificationError
+
+    with pytest.raises(VerificationError, match="differs"):
+        saturate.optimize(model, rules=[str(rules)], verify=True)
+    assert saturate.last_report()["verified"] is False
+    optimized = saturate.optimize(model, rules=[str(rules)], verify=True, keep_unverified=True)
+    assert isinstance(optimized, onnx.ModelProto)
+    report = saturate.last_report()
+    assert report["verified"] is False and report["verify_precision"] == "float64"
