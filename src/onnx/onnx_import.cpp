@@ -16,9 +16,11 @@
 #include "onnx/external_data.h"
 #include "onnx/host_tensor.h"
 #include "onnx/input_shapes.h"
+#include "onnx/model_validation.h"
 #include "onnx/node_attributes.h"
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/opaque_capsule.h"
+#include "onnx/protobuf_log.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -51,8 +53,9 @@ int64_t normalize_axis(int64_t axis, int64_t rank) {
 }
 
 // Padding of a sliding window along one axis, as the IR's SAME computes it (extra at the end).
+// validate_model bounds kernel and stride by 2^40 and sizes are at most 2^40: no overflow.
 std::pair<int64_t, int64_t> same_pads(int64_t size, int64_t kernel, int64_t stride) {
-  int64_t out = (size + stride - 1) / stride;
+  int64_t out = (size - 1) / stride + 1;  // ceil(size / stride)
   int64_t total = std::max<int64_t>((out - 1) * stride + kernel - size, 0);
   return {total / 2, total - total / 2};
 }
@@ -471,6 +474,26 @@ void Importer::check_input_types(const NodeProto& node) const {
 
 void Importer::import_node(const NodeProto& node) {
   check_input_types(node);
+  KnownValues known{[this](const std::string& name) -> std::optional<ir::Dims> {
+                      if (auto it = values_.find(name); it != values_.end())
+                        return dims(it->second);
+                      if (auto it = other_constants_.find(name); it != other_constants_.end()) {
+                        return tensor_dims(it->second);
+                      }
+                      return std::nullopt;
+                    },
+                    [this](const std::string& name) -> std::optional<std::vector<int64_t>> {
+                      auto it = other_constants_.find(name);
+                      if (it == other_constants_.end() || !is_integer_tensor(it->second))
+                        return std::nullopt;
+                      if (it->second.data_location() == TensorProto::EXTERNAL) return std::nullopt;
+                      return read_ints(it->second, "constant " + name);
+                    }};
+  try {
+    validate_node_shapes(node, known);
+  } catch (const Error& error) {
+    fail(error.what());
+  }
   for (int k = 0; k < node.output_size(); ++k) {
     // An output nobody reads is dropped, unless it is the only one.
     if (node.output(k).empty() && node.output_size() == 1) fail(describe(node) + " has no output");
@@ -663,6 +686,13 @@ void Importer::import_opaque(const NodeProto& node) {
     }
   }
   if (names.empty()) return;  // nothing reads it: dropped
+  uint64_t capsule_bytes = capsule.node.ByteSizeLong();
+  for (const auto& constant : capsule.constants) capsule_bytes += constant.ByteSizeLong();
+  if (capsule_bytes > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
+    fail(describe(node) + ": its attributes and constant inputs take " +
+         std::to_string(capsule_bytes) +
+         " bytes, past protobuf's 2 GB limit for the opaque node that carries them");
+  }
   ir::Attributes attrs{{"op_type", node.op_type()},
                        {"domain", node.domain()},
                        {"onnx_attributes", encode_capsule(capsule)},
@@ -1081,13 +1111,22 @@ void Importer::add_outputs() {
 
 namespace {
 
+OnnxModel import_checked_model(ModelProto model, const std::string& source,
+                               const ImportOptions& options);
+
 ModelProto parse_model(std::string_view bytes, const std::string& source) {
   ModelProto model;
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    throw Error(source + ": not a valid ONNX model: " + std::to_string(bytes.size()) +
+                " bytes, past protobuf's 2 GB limit (keep large tensors in external data)");
+  }
+  ProtobufLogCapture log;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    std::string detail = log.messages();
     throw Error(source +
                 ": not a valid ONNX model (the protobuf does not parse: truncated, "
-                "corrupt or not ONNX)");
+                "corrupt or not ONNX" +
+                (detail.empty() ? "" : "; protobuf: " + detail) + ")");
   }
   if (!model.has_graph() || model.ir_version() <= 0) {
     throw Error(source + ": not a valid ONNX model (no graph or no IR version)");
@@ -1099,6 +1138,7 @@ ModelProto parse_model(std::string_view bytes, const std::string& source) {
 
 OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
                             const ImportOptions& options) {
+  ProtobufLogCapture log;
   ModelProto model = parse_model(bytes, source);
   int external = options.external_data_dir.empty()
                      ? 0
@@ -1110,8 +1150,25 @@ OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
 
 OnnxModel import_onnx_model(ModelProto model, const std::string& source,
                             const ImportOptions& options) {
+  // A CHECK inside libprotobuf throws FatalException after logging; the log is kept here and
+  // the user sees one error line.
+  ProtobufLogCapture log;
+  try {
+    return import_checked_model(std::move(model), source, options);
+  } catch (const google::protobuf::FatalException& fatal) {
+    std::string detail = log.messages();
+    throw Error(source + ": protobuf failed on this model: " +
+                (detail.empty() ? std::string(fatal.what()) : detail));
+  }
+}
+
+namespace {
+
+OnnxModel import_checked_model(ModelProto model, const std::string& source,
+                               const ImportOptions& options) {
   int64_t opset = default_opset(model, source);
   pin_input_shapes(model, options.input_shapes, source);
+  validate_model(model, source);  // before anything runs ONNX's shape inference on it
   require_static_inputs(model, source);
   FoldOptions folding;
   folding.element_limit = options.fold_element_limit;
@@ -1126,6 +1183,8 @@ OnnxModel import_onnx_model(ModelProto model, const std::string& source,
   result.folded_by_op = folded.folded_by_op;
   return result;
 }
+
+}  // namespace
 
 OnnxModel import_onnx(const std::string& path, const ImportOptions& options) {
   // model.onnx + model.onnx.data: tensors past protobuf's 2 GB live beside the file.

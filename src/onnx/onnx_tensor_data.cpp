@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "support/checked_math.h"
 #include "support/error.h"
 
 namespace saturate::onnx {
@@ -9,10 +10,17 @@ namespace {
 
 using ::onnx::TensorProto;
 
-int64_t element_count(const ir::Dims& dims) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  return count;
+// The element count of a tensor's shape; an error when a dimension is negative or the count
+// passes 2^40 (ir::kMaxElements: no file holds that many, and sizes in bytes stay exact).
+int64_t element_count(const TensorProto& tensor, const std::string& what) {
+  ir::Dims dims = tensor_dims(tensor);
+  auto count = checked_product(dims);
+  if (!count || *count > ir::kMaxElements) {
+    throw Error(what + " has shape " + ir::to_string(dims) + ": " +
+                (count ? "more than 2^40 elements"
+                       : "a negative dimension or an element count past int64"));
+  }
+  return *count;
 }
 
 void check_location(const TensorProto& tensor, const std::string& what) {
@@ -70,7 +78,7 @@ std::vector<float> read_floats(const TensorProto& tensor, const std::string& wha
     throw Error(what + " has element type " + data_type_name(tensor.data_type()) +
                 ": only float32 tensors are supported as graph values");
   }
-  int64_t count = element_count(tensor_dims(tensor));
+  int64_t count = element_count(tensor, what);
   if (tensor.has_raw_data()) return from_raw<float>(tensor.raw_data(), count, what);
   check_count(static_cast<size_t>(tensor.float_data_size()), count, what);
   return std::vector<float>(tensor.float_data().begin(), tensor.float_data().end());
@@ -78,7 +86,7 @@ std::vector<float> read_floats(const TensorProto& tensor, const std::string& wha
 
 std::vector<int64_t> read_ints(const TensorProto& tensor, const std::string& what) {
   check_location(tensor, what);
-  int64_t count = element_count(tensor_dims(tensor));
+  int64_t count = element_count(tensor, what);
   if (tensor.data_type() == TensorProto::INT64) {
     if (tensor.has_raw_data()) return from_raw<int64_t>(tensor.raw_data(), count, what);
     check_count(static_cast<size_t>(tensor.int64_data_size()), count, what);
