@@ -314,7 +314,12 @@ class Node:
         if name in ("shape", "dtype", "op", "attrs", "name"):
             raise PyPMError(f"a pattern has no '{name}': bind a variable to the value it "
                             f"matches (v = var(); assert v <= p) and use v.{name}")
-        raise AttributeError(name)
+        if name.startswith("__"):
+            raise AttributeError(name)  # Python's own protocol lookups (copy, pickle, ...)
+        # A user's typo, not a lookup by Python: say what a pattern is instead of a bare
+        # AttributeError from inside the front end.
+        raise PyPMError(f"a pattern has no attribute '{name}' (a pattern is an operator "
+                        "application, a constant or a pattern call; it has no properties)")
 
     def __eq__(self, other):
         raise PyPMError("patterns cannot be compared with ==; bind a variable and use a match "
