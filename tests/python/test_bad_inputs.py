@@ -40,8 +40,8 @@ def serialized(model):
 
 def wrong_initializer_size():
     # A [3, 4] weight whose raw data holds 5 floats.
-    weight = helper.make_tensor("w", TensorProto.FLOAT, [3, 4],
-                                np.ones(5, np.float32).tobytes(), raw=True)
+    weight = numpy_helper.from_array(np.ones((3, 4), np.float32), "w")
+    weight.raw_data = np.ones(5, np.float32).tobytes()  # helper.make_tensor refuses this
     return serialized(graph_model([helper.make_node("MatMul", ["x", "w"], ["y"])], [weight],
                                   outputs=(("y", [2, 4]),)))
 
