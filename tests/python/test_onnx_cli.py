@@ -558,8 +558,9 @@ def test_export_folds_weights_in_float64_and_rounds_once(saturate, tmp_path):
     initializers = {t.name: numpy_helper.to_array(t) for t in exported.graph.initializer}
     folded = initializers[next(name for name in add.input if name in initializers)]
     expected = (exact - c.astype(np.float64)).astype(np.float32)
-    assert np.count_nonzero(expected) > 1000  # float32 folding would give zeros
-    np.testing.assert_array_equal(folded.reshape(expected.shape), expected)
+    assert np.count_nonzero(folded) > 1000  # float32 folding gives zeros
+    # Equal up to the order of the float64 sums (residuals are ~1e-8, the sums ~10).
+    np.testing.assert_allclose(folded.reshape(expected.shape), expected, rtol=1e-5, atol=1e-13)
 
 
 def attention_scores(variant):
