@@ -16,8 +16,10 @@
 
 namespace saturate::onnx {
 
-// The newest IR version import reads: ONNX's IR version for opset 21, the newest opset read.
-inline constexpr int64_t kMaxIrVersion = 10;
+// The newest IR version import reads: ONNX 1.23's (onnx.helper.make_model writes it by default,
+// whatever the opset). IR versions only add fields and element types; what a model means is set
+// by its opsets, which import checks separately.
+inline constexpr int64_t kMaxIrVersion = 14;
 
 // What needs no inferred types: the IR version, unique value names, initializer and graph-input
 // shapes, and the integer attributes ONNX's shape inference divides by or takes as sizes (of

@@ -311,7 +311,7 @@ TEST(OnnxErrors, IrVersionAndOpsetRange) {
   ::onnx::ModelProto model = small_model();
   model.set_ir_version(99);
   expect_all(import_error(bytes_of(model)),
-             {"IR version 99 is not supported", "IR versions 3 to 10"});
+             {"IR version 99 is not supported", "IR versions 3 to 14"});
   for (int64_t opset : {int64_t{1}, int64_t{99}}) {
     model = small_model();
     model.mutable_opset_import(0)->set_version(opset);
