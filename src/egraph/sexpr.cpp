@@ -5,6 +5,12 @@
 namespace saturate::egraph {
 namespace {
 
+// The deepest nesting of lists the reader accepts; deeper text is a ParseError at the list that
+// crosses it. Graphs are flat (a node is three levels deep) and rule patterns a few dozen levels
+// at most, so no real file comes near it; without it, hostile input (100,000 open parentheses)
+// overflows the stack in this recursive reader and in every recursive consumer of its trees.
+constexpr int kMaxSExprNesting = 1000;
+
 bool is_delimiter(char c) {
   return std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ')' || c == '"' ||
          c == ';';
@@ -19,7 +25,7 @@ class Reader {
     return pos_ >= text_.size();
   }
 
-  SExpr read() {
+  SExpr read(int depth = 1) {
     skip_space();
     SourceLocation location = here();
     if (pos_ >= text_.size()) fail(location, "expected an expression, found the end of the text");
@@ -30,6 +36,9 @@ class Reader {
       atom.atom = read_atom();
       atom.location = location;
       return atom;
+    }
+    if (depth > kMaxSExprNesting) {
+      fail(location, "nesting deeper than " + std::to_string(kMaxSExprNesting) + " levels");
     }
     advance();
     skip_space();
@@ -48,7 +57,7 @@ class Reader {
         advance();
         return list;
       }
-      list.items.push_back(read());
+      list.items.push_back(read(depth + 1));
     }
   }
 

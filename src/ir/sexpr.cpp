@@ -3,6 +3,12 @@
 namespace saturate::ir {
 namespace {
 
+// The deepest nesting of lists the reader accepts; deeper text is a ParseError at the list that
+// crosses it. Graphs are flat (a node is three levels deep) and rule patterns a few dozen levels
+// at most, so no real file comes near it; without it, hostile input (100,000 open parentheses)
+// overflows the stack in this recursive reader and in every recursive consumer of its trees.
+constexpr int kMaxSExprNesting = 1000;
+
 bool is_delimiter(char c) {
   return c == '(' || c == ')' || c == '[' || c == ']' || c == '"' || c == ';' || c == ' ' ||
          c == '\t' || c == '\n' || c == '\r';
@@ -53,10 +59,13 @@ class Reader {
     }
   }
 
-  SExpr read() {
+  SExpr read(int depth = 1) {
     SourceLocation start = here();
     char c = text_[pos_];
     if (c == '(' || c == '[') {
+      if (depth > kMaxSExprNesting) {
+        fail(start, "nesting deeper than " + std::to_string(kMaxSExprNesting) + " levels");
+      }
       char close = c == '(' ? ')' : ']';
       advance();
       SExpr list{c == '(' ? SExpr::Kind::List : SExpr::Kind::Vector, "", {}, start};
@@ -72,7 +81,7 @@ class Reader {
           return list;
         }
         if (next == ')' || next == ']') fail(here(), std::string("unexpected '") + next + "'");
-        list.items.push_back(read());
+        list.items.push_back(read(depth + 1));
       }
     }
     if (c == ')' || c == ']') fail(start, std::string("unexpected '") + c + "'");

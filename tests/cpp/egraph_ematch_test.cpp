@@ -218,5 +218,23 @@ TEST(Pattern, CanonicalFormIgnoresVariableNames) {
   EXPECT_EQ(second.original_vars[1].name(), "?y");
 }
 
+// The e-graph's S-expression reader (patterns, terms) overflowed its stack on 100,000 nested
+// lists (issue 15).
+TEST(Pattern, ParseRejectsNestingDeeperThanTheLimit) {
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "(f ";
+  try {
+    SymbolPattern::parse(deep);
+    ADD_FAILURE() << "expected a parse error";
+  } catch (const ParseError& error) {
+    EXPECT_NE(std::string(error.what()).find("nesting deeper than 1000 levels"), std::string::npos)
+        << error.what();
+    EXPECT_EQ(error.location().column, 3001);
+  }
+  std::string chain = "x";
+  for (int i = 0; i < 1000; ++i) chain = "(f " + chain + ")";
+  EXPECT_TRUE(SymbolPattern::parse(chain).is_ground());
+}
+
 }  // namespace
 }  // namespace saturate::egraph

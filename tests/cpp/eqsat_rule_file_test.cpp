@@ -136,3 +136,17 @@ TEST(RuleFile, ReadsTensatPublishedFilesAsTheyAre) {
   EXPECT_EQ(multi.multi_rules.size(), 13u);
   for (const auto& rule : multi.multi_rules) EXPECT_EQ(rule.parts.size(), 2u);
 }
+
+// Rule files go through the same S-expression reader, which overflowed its stack on 100,000
+// open parentheses (issue 15); deep but legal patterns still parse.
+TEST(RuleFile, RejectsNestingDeeperThanTheLimit) {
+  ParseError error = parse_failure("deep: " + std::string(100000, '(') + "relu ?x => ?x");
+  EXPECT_NE(std::string(error.what()).find("nesting deeper than 1000 levels"), std::string::npos)
+      << error.what();
+  EXPECT_EQ(error.location().line, 1);
+
+  std::string chain = "?x";
+  for (int i = 0; i < 999; ++i) chain = "(relu " + chain + ")";
+  RuleSet set = parse_rules("deep: " + chain + " => ?x", "deep.rules");
+  ASSERT_EQ(set.rules.size(), 1u);
+}

@@ -151,3 +151,28 @@ TEST(DotWriter, DescribesEveryNodeAndEdge) {
   for (const Node& node : graph.nodes()) expected += node.inputs.size();
   EXPECT_EQ(edges, expected);
 }
+
+// 100,000 open parentheses overflowed the stack of the recursive reader (issue 15).
+TEST(SExpr, RejectsNestingDeeperThanTheLimit) {
+  for (char open : {'(', '['}) {
+    const std::string text(100000, open);
+    try {
+      parse_sexprs(text, "deep.sxp");
+      ADD_FAILURE() << "expected a parse error for 100,000 '" << open << "'";
+    } catch (const ParseError& error) {
+      EXPECT_NE(std::string(error.what()).find("nesting deeper than 1000 levels"),
+                std::string::npos)
+          << error.what();
+      EXPECT_EQ(error.location().line, 1);
+      EXPECT_EQ(error.location().column, 1001);  // the list that crosses the limit
+    }
+  }
+  ParseError graph =
+      parse_failure("(graph g\n" + std::string(100000, '(') + std::string(100000, ')') + ")");
+  EXPECT_NE(std::string(graph.what()).find("nesting deeper"), std::string::npos) << graph.what();
+  EXPECT_EQ(graph.location().line, 2);
+
+  // The limit itself is accepted.
+  const std::string deepest = std::string(1000, '[') + std::string(1000, ']');
+  EXPECT_EQ(parse_sexprs(deepest).size(), 1u);
+}
