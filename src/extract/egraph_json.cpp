@@ -31,9 +31,41 @@ bool read_id(const Json& value, std::string& id) {
   throw Error(source + ": " + what);
 }
 
+// The deepest nesting of arrays and objects accepted. egraph-serialize files are four levels
+// deep; the limit keeps nlohmann-json's recursive code paths (the DOM parser's, dump()) from
+// overflowing the stack on hostile input such as 100,000 '['.
+constexpr int kMaxJsonNesting = 1000;
+
+// Rejects text nested deeper than kMaxJsonNesting before nlohmann-json sees it. Brackets inside
+// strings do not count; malformed text is left for the parser to reject with its own message.
+void check_nesting(std::string_view text, const std::string& source) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t offset = 0; offset < text.size(); ++offset) {
+    const char c = text[offset];
+    if (in_string) {
+      if (c == '\\') {
+        ++offset;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonNesting) {
+        fail(source, "invalid JSON: nesting deeper than " + std::to_string(kMaxJsonNesting) +
+                         " levels at byte " + std::to_string(offset));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 }  // namespace
 
 ExtractionGraph parse_egraph_json(std::string_view text, const std::string& source_name) {
+  check_nesting(text, source_name);
   Json document;
   try {
     document = Json::parse(text.begin(), text.end());

@@ -164,3 +164,19 @@ TEST(EgraphJson, ResultAsJson) {
   const auto missing = result_to_json(graph, evaluate_choice(graph, {}));
   EXPECT_TRUE(missing["dag_cost"].is_null());
 }
+
+// 100,000 nested arrays under a key the reader ignores overflowed the stack inside
+// nlohmann-json (issue 15): rejected by depth before parsing.
+TEST(EgraphJson, RejectsNestingDeeperThanTheLimit) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string text = R"({"nodes": {"a": {"eclass": "c", "cost": 1, "extra": )" + deep +
+                           R"(}}, "root_eclasses": ["c"]})";
+  expect_parse_error(text, "nesting deeper than 1000 levels");
+  expect_parse_error(std::string(100000, '['), "nesting deeper than 1000 levels");
+  // Brackets inside strings do not count.
+  ExtractionGraph graph = parse_egraph_json(
+      R"({"nodes": {"a": {"op": ")" + std::string(5000, '[') + R"(", "eclass": "c", "cost": 1}},
+          "root_eclasses": ["c"]})",
+      "strings.json");
+  EXPECT_EQ(graph.nodes.size(), 1u);
+}
