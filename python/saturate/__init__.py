@@ -6,9 +6,10 @@ It imports without any compiled extension.
 
 Everything else comes from the C++ extension ``saturate._saturate`` (pybind11), which the
 CMake build writes to ``<build>/python/saturate/``: graphs (``Graph``, ``model``, ``load``,
-``parse_text``), ``optimize`` (equality saturation, of a ``Graph`` or an ONNX model), ``compare`` (reference interpreter) and
-PyPM rewriting in process (``apply_rules``, ``explain``). The build folder is
-``$SATURATE_BUILD_DIR``, else ``build/`` beside this package's source tree.
+``parse_text``), ``optimize`` (equality saturation, of a ``Graph`` or an ONNX model; with
+``verify=True`` a mismatch raises ``VerificationError``, a ``SaturateError``), ``compare``
+(reference interpreter) and PyPM rewriting in process (``apply_rules``, ``explain``). The build
+folder is ``$SATURATE_BUILD_DIR``, else ``build/`` beside this package's source tree.
 """
 import os as _os
 import pathlib as _pathlib
@@ -36,7 +37,7 @@ try:
     )
     from ._saturate import optimize as _optimize_graph
     from .onnx_api import is_onnx_argument as _is_onnx_argument
-    from .onnx_api import last_report, optimize_onnx  # noqa: F401
+    from .onnx_api import VerificationError, last_report, optimize_onnx  # noqa: F401
 
     def optimize(graph_or_model, *args, **kwargs):
         """Optimizes a ``Graph`` (returns ``(graph, report)``, see ``_saturate.optimize``) or an

@@ -130,8 +130,9 @@ def test_python_api_reads_external_data_beside_a_path(tmp_path):
 
 
 def test_verify_raises_on_a_wrong_rewrite_unless_keep_unverified(tmp_path):
+    # Unsound on purpose and chosen (one fused operator for two; see test_onnx_cli.WRONG_RULE).
     rules = tmp_path / "wrong.rules"
-    rules.write_text("drop_relu: (relu ?x) => ?x\n")  # unsound on purpose
+    rules.write_text("fuse_as_sigmoid: (relu (matmul none ?a ?b)) => (matmul sigmoid ?a ?b)\n")
     rng = np.random.default_rng(1)
     nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
     graph = helper.make_graph(
@@ -140,12 +141,26 @@ def test_verify_raises_on_a_wrong_rewrite_unless_keep_unverified(tmp_path):
         [numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float32), "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    from saturate.onnx_api import VerificationError
 
-    with pytest.raises(VerificationError, match="differs"):
-        saturate.optimize(model, rules=[str(rules)], verify=True)
-    assert saturate.last_report()["verified"] is False
-    optimized = saturate.optimize(model, rules=[str(rules)], verify=True, keep_unverified=True)
+    with pytest.raises(saturate.VerificationError, match="differs") as raised:
+        saturate.optimize(model, rules=[str(rules)], cost="analytic", verify=True)
+    assert isinstance(raised.value, saturate.SaturateError)
+    report = saturate.last_report()
+    assert report["verified"] is False and report["verify_outputs"][0]["ok"] is False
+    assert report["original_ops"] == 2 and report["optimized_ops"] == 1  # the rewrite was chosen
+    optimized = saturate.optimize(model, rules=[str(rules)], cost="analytic", verify=True,
+                                  keep_unverified=True)
     assert isinstance(optimized, onnx.ModelProto)
+    assert "Sigmoid" in [n.op_type for n in optimized.graph.node]  # the wrong model, returned
     report = saturate.last_report()
     assert report["verified"] is False and report["verify_precision"] == "float64"
+    # Without the wrong rule the same model verifies: the error above is the rule's.
+    saturate.optimize(model, cost="analytic", verify=True)
+    assert saturate.last_report()["verified"] is True
+
+
+def test_verification_error_is_exported():
+    from saturate import onnx_api
+
+    assert saturate.VerificationError is onnx_api.VerificationError
+    assert issubclass(saturate.VerificationError, saturate.SaturateError)
