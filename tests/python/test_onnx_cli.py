@@ -614,12 +614,26 @@ def test_verification_falls_back_to_float32_without_double_kernels():
     assert (result.float64_unavailable is None) == (result.precision == "float64")
 
 
-WRONG_RULE = "drop_relu: (relu ?x) => ?x\n"  # unsound: a rewrite --verify must catch
+# Unsound on purpose, and chosen: it fuses the relu into the matmul as a sigmoid, one operator
+# for two, so extraction takes it under any cost model. (`(relu ?x) => ?x` would never be applied:
+# it merges relu(x) with its own input, a cycle the cycle filter refuses.)
+WRONG_RULE = "fuse_as_sigmoid: (relu (matmul none ?a ?b)) => (matmul sigmoid ?a ?b)\n"
 
 
 def relu_dense_model():
     nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
     return make_model(nodes, [("x", [4, 8])], [("y", [4, 8])], [weight("w", 8, 8)])
+
+
+RELU_DENSE_SXP = ("(graph g\n  (node x (input :shape [4 8]))\n  (node w (weight :shape [8 8]))\n"
+                  "  (node m (matmul x w))\n  (node y (relu m))\n  (output out y))\n")
+
+
+def assert_the_wrong_rewrite_was_chosen(verdict):
+    """The rule fired and the extracted graph is the one fused (wrong) operator."""
+    (rule,) = verdict["rules"]
+    assert rule["rule"] == "fuse_as_sigmoid" and rule["applied"] >= 1, rule
+    assert verdict["optimized_ops"] == 1 and verdict["original_ops"] == 2
 
 
 @pytest.mark.parametrize("kind", ["onnx", "sxp"])
@@ -631,26 +645,66 @@ def test_a_failed_verification_writes_only_the_report_and_exits_3(saturate, tmp_
         onnx.save(relu_dense_model(), source)
     else:
         source = tmp_path / "model.sxp"
-        source.write_text("(graph g\n  (node x (input :shape [4 8]))\n  (node w (weight :shape "
-                          "[8 8]))\n  (node m (matmul x w))\n  (node y (relu m))\n"
-                          "  (output out y))\n")
+        source.write_text(RELU_DENSE_SXP)
+    before = source.read_bytes()
     output, report, dot = tmp_path / f"out.{kind}", tmp_path / "r.json", tmp_path / "g.dot"
     args = ["optimize", source, "--rules", rules, "--verify", "-o", output, "--json", report,
             "--dot", dot, "--cost", "analytic", "--latency-runs", "0"]
     result = saturate(*args)
     assert result.returncode == 3, result.stderr
     assert result.stderr.splitlines()[-1].startswith("saturate: error:")
+    assert "nothing written but the --json report" in result.stderr.splitlines()[-1]
     assert "MISMATCH" in result.stdout
     assert not output.exists() and not dot.exists()
+    # Nothing else either: no temporary file left beside the outputs.
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [source.name, rules.name, report.name])
+    assert source.read_bytes() == before
     verdict = json.loads(report.read_text())
     assert verdict["verified"] is False and verdict["verify_precision"] == "float64"
+    assert_the_wrong_rewrite_was_chosen(verdict)
     if kind == "onnx":
+        assert verdict["verify_runtime"] == "onnxruntime"
         assert verdict["verify_outputs"][0]["ok"] is False
         assert verdict["verify_outputs"][0]["range"] > 0
+    else:
+        assert verdict["verify_runtime"] == "reference interpreter"
+        assert verdict["max_relative_error"] > verdict["verify_tolerance"]
+
+    # Outputs already there from an earlier run are left as they were, not replaced.
+    output.write_bytes(b"earlier output")
+    dot.write_bytes(b"earlier dot")
+    result = saturate(*args)
+    assert result.returncode == 3, result.stderr
+    assert output.read_bytes() == b"earlier output" and dot.read_bytes() == b"earlier dot"
+    output.unlink()
+    dot.unlink()
+
     result = saturate(*args, "--keep-unverified")
     assert result.returncode == 3, result.stderr
+    assert result.stderr.splitlines()[-1].startswith("saturate: error:")
     assert output.exists() and dot.exists()
     assert json.loads(report.read_text())["verified"] is False
+    # What was kept is the unverified (wrong) graph.
+    if kind == "onnx":
+        written = onnx.load(output)
+        assert [n.op_type for n in written.graph.node if n.op_type != "Constant"] == [
+            "MatMul", "Sigmoid"]
+    else:
+        assert "sigmoid" in output.read_text() and "relu" not in output.read_text()
+
+
+def test_the_wrong_rule_fails_only_verification(saturate, tmp_path):
+    # Without --verify the same run succeeds and writes the (wrong) model: exit 3 above is the
+    # verdict of --verify, not an error of the rule or the model.
+    rules = tmp_path / "wrong.rules"
+    rules.write_text(WRONG_RULE)
+    source, output = tmp_path / "model.onnx", tmp_path / "out.onnx"
+    onnx.save(relu_dense_model(), source)
+    result = saturate("optimize", source, "--rules", rules, "-o", output, "--cost", "analytic",
+                      "--latency-runs", "0")
+    assert result.returncode == 0, result.stderr
+    onnx.checker.check_model(onnx.load(output), full_check=True)
 
 
 def test_a_correct_model_verifies_in_float64(saturate, tmp_path):
