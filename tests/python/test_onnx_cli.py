@@ -694,6 +694,54 @@ def test_a_failed_verification_writes_only_the_report_and_exits_3(saturate, tmp_
         assert "sigmoid" in output.read_text() and "relu" not in output.read_text()
 
 
+WRONG_PYPM = """\
+from saturate.pypm import Relu, Sigmoid, pattern, rule
+
+
+@pattern
+def Rectified(x):
+    return Relu(x)
+
+
+@rule(Rectified)
+def sigmoid_for_relu(x):  # unsound on purpose
+    return Sigmoid(x)
+"""
+
+
+def test_a_failed_pm_apply_verification_writes_only_the_report_and_exits_3(saturate, tmp_path):
+    source, patterns = tmp_path / "wrong.py", tmp_path / "wrong.pmb"
+    source.write_text(WRONG_PYPM)
+    result = saturate("pm", "compile", source, "-o", patterns)
+    assert result.returncode == 0, result.stderr
+    graph = tmp_path / "model.sxp"
+    graph.write_text(RELU_DENSE_SXP)
+    output, report, dot = tmp_path / "out.sxp", tmp_path / "r.json", tmp_path / "g.dot"
+    args = ["pm", "apply", patterns, graph, "--verify", "-o", output, "--json", report,
+            "--dot", dot]
+    result = saturate(*args)
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.splitlines()[-1].startswith("saturate: error: pm apply:")
+    assert "MISMATCH" in result.stdout
+    assert not output.exists() and not dot.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [source.name, patterns.name, graph.name, report.name])
+    verdict = json.loads(report.read_text())
+    assert verdict["verified"] is False and verdict["verify_precision"] == "float64"
+    assert verdict["max_relative_error"] > verdict["verify_tolerance"]
+
+    result = saturate(*args, "--keep-unverified")
+    assert result.returncode == 3, result.stderr
+    assert "sigmoid" in output.read_text() and "relu" not in output.read_text()
+    assert dot.exists() and json.loads(report.read_text())["verified"] is False
+
+    # Without --verify the rewrite is written and the exit status is 0.
+    output.unlink()
+    result = saturate("pm", "apply", patterns, graph, "-o", output)
+    assert result.returncode == 0, result.stderr
+    assert "sigmoid" in output.read_text()
+
+
 def test_the_wrong_rule_fails_only_verification(saturate, tmp_path):
     # Without --verify the same run succeeds and writes the (wrong) model: exit 3 above is the
     # verdict of --verify, not an error of the rule or the model.
