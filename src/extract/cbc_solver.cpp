@@ -25,16 +25,33 @@ int ignore_progress(CbcModel* /*model*/, int /*where_from*/) {
 
 void load_problem(const MilpProblem& problem, OsiClpSolverInterface& solver) {
   const int column_count = static_cast<int>(problem.columns.size());
-  CoinPackedMatrix matrix(false, 0, 0);  // row-ordered
-  matrix.setDimensions(0, column_count);
+  // The row-ordered matrix in one piece: appending rows one by one reallocates the whole matrix
+  // each time (quadratic; minutes on an e-graph of 34,000 nodes).
+  std::vector<double> elements;
+  std::vector<int> indices;
+  std::vector<CoinBigIndex> starts;
+  std::vector<int> lengths;
+  elements.reserve(problem.nonzeros());
+  indices.reserve(problem.nonzeros());
+  starts.reserve(problem.rows.size() + 1);
+  lengths.reserve(problem.rows.size());
   std::vector<double> row_lower, row_upper;
+  row_lower.reserve(problem.rows.size());
+  row_upper.reserve(problem.rows.size());
   for (const auto& row : problem.rows) {
-    CoinPackedVector vector;
-    for (const auto& [column, coefficient] : row.terms) vector.insert(column, coefficient);
-    matrix.appendRow(vector);
+    starts.push_back(static_cast<CoinBigIndex>(elements.size()));
+    for (const auto& [column, coefficient] : row.terms) {
+      indices.push_back(column);
+      elements.push_back(coefficient);
+    }
+    lengths.push_back(static_cast<int>(row.terms.size()));
     row_lower.push_back(row.lower);
     row_upper.push_back(row.upper);
   }
+  starts.push_back(static_cast<CoinBigIndex>(elements.size()));
+  CoinPackedMatrix matrix(false, column_count, static_cast<int>(problem.rows.size()),
+                          static_cast<CoinBigIndex>(elements.size()), elements.data(),
+                          indices.data(), starts.data(), lengths.data());
   std::vector<double> column_lower, column_upper, objective;
   for (const auto& column : problem.columns) {
     column_lower.push_back(column.lower);
