@@ -7,6 +7,7 @@
 
 #include "extract/extraction_graph.h"
 #include "extract/extraction_result.h"
+#include "support/deadline.h"
 
 namespace saturate::extract {
 
@@ -31,7 +32,10 @@ CycleHandling parse_cycle_handling(std::string_view text);
 
 struct ExtractOptions {
   double time_limit_seconds = 60;  // the ILP's wall-clock budget, greedy start and rounds included
-  int threads = 1;                 // the MILP solver's threads
+  // An outer deadline (the whole command's); the ILP ends by the sooner of the two, keeping the
+  // best extraction found by then.
+  Deadline deadline = Deadline::never();
+  int threads = 1;  // the MILP solver's threads
   // The ILP's MILP solver: "auto" (HiGHS when Python has highspy, CBC otherwise), "highs" or
   // "cbc" (milp_solver.h).
   std::string solver = "auto";

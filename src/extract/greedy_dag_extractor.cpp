@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <queue>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,11 @@ std::vector<std::pair<ClassIndex, double>> union_of(const std::vector<CostSet>& 
   return merged;
 }
 
+// The sets together hold at most this many entries (320 MB): on a deep e-graph each class's set
+// holds every class below it, so they grow with the square of the depth (a chain of 100,000
+// operators: 5 x 10^9 entries). Past it, and past the deadline, the bottom-up choice is taken.
+constexpr std::size_t kMaxSetEntries = 20'000'000;
+
 }  // namespace
 
 ExtractionResult GreedyDagExtractor::extract(const ExtractionGraph& graph,
@@ -78,7 +84,17 @@ ExtractionResult GreedyDagExtractor::extract(const ExtractionGraph& graph,
   }
 
   std::size_t evaluations = 0;
+  std::size_t entries = 0;
+  std::string gave_up;
   while (!pending.empty()) {
+    if (entries > kMaxSetEntries) {
+      gave_up = "its class sets passed " + std::to_string(kMaxSetEntries) + " entries";
+      break;
+    }
+    if ((evaluations & 1023) == 0 && options.deadline.expired()) {
+      gave_up = "the deadline passed";
+      break;
+    }
     const NodeIndex n = pending.top().second;
     pending.pop();
     queued[n] = false;
@@ -104,6 +120,8 @@ ExtractionResult GreedyDagExtractor::extract(const ExtractionGraph& graph,
     for (const auto& member : candidate.members) candidate.total += member.second;
     if (!(candidate.total < best)) continue;
 
+    entries += candidate.members.size();
+    entries -= sets[eclass].members.size();
     sets[eclass] = std::move(candidate);
     choice[eclass] = n;
     for (NodeIndex parent : parents.of(eclass)) {
@@ -113,6 +131,17 @@ ExtractionResult GreedyDagExtractor::extract(const ExtractionGraph& graph,
     }
   }
 
+  if (!gave_up.empty()) {
+    sets.clear();
+    sets.shrink_to_fit();
+    ExtractionResult fallback = BottomUpExtractor().extract(graph, options);
+    fallback.status = "heuristic (bottom-up: greedy DAG stopped, " + gave_up + ")";
+    fallback.method = name();
+    fallback.add_statistic("node evaluations", static_cast<double>(evaluations));
+    fallback.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return fallback;
+  }
   ExtractionResult result = evaluate_choice(graph, std::move(choice));
   result.status = result.found ? "heuristic" : "no extraction";
   if (!result.found || !result.acyclic) {

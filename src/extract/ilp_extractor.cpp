@@ -95,14 +95,14 @@ struct LpTightening {
 // a class be computed from itself through zero-cost split/concat cycles and its bound is far
 // below the optimum. Violated cycle and set cuts are separated until none is left, the bound
 // stalls, or the time is spent; CBC then starts from a model whose bound means something.
-LpTightening tighten_lp_relaxation(ExtractionModel& model, CutPool& pool, double seconds,
+LpTightening tighten_lp_relaxation(ExtractionModel& model, CutPool& pool, Deadline until,
                                    bool log) {
   const auto start = Clock::now();
   LpTightening result;
   LpRelaxation relaxation(model.milp());
-  relaxation.set_time_limit(seconds);
+  relaxation.set_time_limit(until.seconds_left());
   std::vector<double> history;  // bound per round
-  while (seconds_since(start) < seconds && relaxation.solve()) {
+  while (!until.expired() && relaxation.solve()) {
     ++result.rounds;
     result.bound = relaxation.objective();
     history.push_back(result.bound);
@@ -116,7 +116,7 @@ LpTightening tighten_lp_relaxation(ExtractionModel& model, CutPool& pool, double
       break;
     }
     const std::size_t rows_before = model.milp().rows.size();
-    if (pool.add_violated(relaxation.values()) == 0) break;
+    if (until.expired() || pool.add_violated(relaxation.values()) == 0) break;
     for (std::size_t r = rows_before; r < model.milp().rows.size(); ++r) {
       relaxation.add_row(model.milp().rows[r]);
     }
@@ -134,11 +134,23 @@ MilpProblem build_extraction_milp(const ExtractionGraph& graph, const ReducedPro
 ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
                                        const ExtractOptions& options) const {
   const auto start = Clock::now();
-  auto remaining = [&] { return options.time_limit_seconds - seconds_since(start); };
+  // One deadline for every step: the warm start, the reduction, the cuts, each solver round.
+  const Deadline until = options.deadline.sooner(options.time_limit_seconds);
+  auto remaining = [&] { return until.seconds_left(); };
+  auto phase_start = start;
+  auto phase_seconds = [&] {
+    const double seconds = seconds_since(phase_start);
+    phase_start = Clock::now();
+    return seconds;
+  };
 
   // The warm start is also the fallback result, and its cost the reduction's upper bound.
   ExtractionResult best;
-  if (options.warm_start) best = greedy_warm_start(graph, options);
+  if (options.warm_start) {
+    ExtractOptions within = options;
+    within.deadline = until;
+    best = greedy_warm_start(graph, within);
+  }
   const bool have_start = usable(best);
   if (!have_start) best = evaluate_choice(graph, {});
   best.statistics.clear();
@@ -147,10 +159,13 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   ReductionOptions reduction;
   reduction.simplify = options.reduce;
   if (have_start) reduction.upper_bound = best.dag_cost;
+  reduction.deadline = until;
+  const double warm_start_seconds = phase_seconds();
   const ReducedProblem problem = reduce_problem(graph, reduction);
   std::vector<std::pair<std::string, double>> statistics = problem.statistics;
   statistics.emplace_back("warm start dag cost", best.dag_cost);
-  statistics.emplace_back("reduction seconds", seconds_since(start));
+  statistics.emplace_back("warm start seconds", warm_start_seconds);
+  statistics.emplace_back("reduction seconds", phase_seconds());
   double lower_bound = problem.lower_bound;
 
   auto finish = [&](ExtractionResult result, std::string status) {
@@ -188,10 +203,14 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   LpTightening tightening;
   std::size_t short_cycle_cuts = 0;
   const bool lazy = options.cycles == CycleHandling::lazy;
-  if (lazy && model.has_cycles()) {
+  statistics.emplace_back("model seconds", phase_seconds());
+  if (lazy && model.has_cycles() && !until.expired()) {
     short_cycle_cuts = pool.add_cycles(model.short_cycles(kShortCycleLength, kMaxShortCycles));
-    tightening = tighten_lp_relaxation(model, pool, remaining() / 2, options.solver_log);
+    statistics.emplace_back("short cycle seconds", phase_seconds());
+    tightening =
+        tighten_lp_relaxation(model, pool, until.sooner(remaining() / 2), options.solver_log);
     lower_bound = std::max(lower_bound, tightening.bound);
+    statistics.emplace_back("lp tightening seconds", phase_seconds());
   }
 
   // Solve; with lazy cycle handling, cut the cycles of each cyclic solution and solve again.
@@ -250,6 +269,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   } else {
     result = std::move(best);
   }
+  statistics.emplace_back("solve seconds", phase_seconds());
   statistics.emplace_back("ilp rounds", rounds);
   statistics.emplace_back("independent parts", static_cast<double>(parts));
   statistics.emplace_back("parts settled by their LP", static_cast<double>(parts_by_lp));

@@ -93,6 +93,7 @@ class Reducer {
   std::vector<double> min_cost_;                 // per needed class: cheapest alive node
   MustSets global_must_;  // over all needed classes, when not too many; else empty
 
+  bool stopped_by_deadline_ = false;
   std::size_t filtered_ = 0, self_loops_ = 0, need_own_class_ = 0, unusable_children_ = 0,
               dominated_ = 0, above_bound_ = 0;
 };
@@ -121,6 +122,10 @@ ReducedProblem Reducer::run() {
   }
 
   for (int pass = 0; pass < 50; ++pass) {
+    if (pass > 0 && options_.deadline.expired()) {
+      stopped_by_deadline_ = true;
+      break;
+    }
     bool changed = false;
     if (options_.simplify) changed |= grow_free_classes();
     compute_child_classes();
@@ -140,7 +145,8 @@ ReducedProblem Reducer::run() {
   find_mandatory_classes();
   ReducedProblem problem = std::move(problem_);
   finish(problem);
-  if (options_.simplify) find_implied_classes(problem);
+  if (options_.simplify && !options_.deadline.expired()) find_implied_classes(problem);
+  if (stopped_by_deadline_) problem.statistics.emplace_back("reduction stopped by the deadline", 1);
   if (problem.has_implications) find_node_implications(problem);
   return problem;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "extract/extraction_graph.h"
+#include "support/deadline.h"
 
 namespace saturate::extract {
 
@@ -17,6 +18,8 @@ struct ReductionOptions {
   // DAG cost of a known acyclic extraction; nodes that cannot be part of one at most as cheap
   // are dropped. Infinity: no bound.
   double upper_bound = std::numeric_limits<double>::infinity();
+  // Simplification stops at the deadline (what correctness needs still runs, and is linear).
+  Deadline deadline = Deadline::never();
 };
 
 // The extraction problem after removing what cannot matter. Every reduction keeps at least one
