@@ -94,6 +94,8 @@ void run_optimize(const OptimizeCommandOptions& given) {
 
   eqsat::OptimizeOptions settings;
   settings.node_limit = options.node_limit;
+  if (options.node_limit_given || options.no_budget) settings.node_budget_per_operator = 0;
+  if (options.no_budget) settings.multi_pattern_matches_per_operator = 0;
   settings.iteration_limit = options.iteration_limit;
   settings.multi_pattern_iterations = options.k_multi;
   settings.multi_pattern_same_class = options.multi_same_class;
@@ -163,6 +165,10 @@ void run_optimize(const OptimizeCommandOptions& given) {
       {"cycle_prefilter_rejections", result.cycle_prefilter_rejections},
       {"cycle_filter_seconds", result.cycle_filter_seconds},
       {"node_limit", settings.node_limit},
+      {"node_limit_used", result.node_limit_used},
+      {"multi_pattern_match_limit", result.multi_pattern_match_limit},
+      {"growth_stopped_by", result.growth_stopped_by},
+      {"rules_at_match_limit", result.rules_at_match_limit},
       {"iteration_limit", settings.iteration_limit},
       {"k_multi", settings.multi_pattern_iterations},
       {"multi_same_class", settings.multi_pattern_same_class},
@@ -216,12 +222,22 @@ void run_optimize(const OptimizeCommandOptions& given) {
     std::printf("the extracted graph cost %.4f ms, more than the original: kept the original\n",
                 result.extracted_graph_cost);
   }
+  const std::string stopped_by =
+      result.growth_stopped_by == "node budget"
+          ? "the node budget (" + std::to_string(result.node_limit_used) +
+                " nodes for this input; --node-limit or --no-budget to grow further)"
+      : result.exploration.stop_reason ? result.exploration.stop_reason->to_string()
+                                       : std::string("nothing");
   std::printf("exploration: %zu iterations, stopped by %s, %zu e-nodes, %zu e-classes, %.3f s\n",
-              result.exploration.iterations,
-              result.exploration.stop_reason ? result.exploration.stop_reason->to_string().c_str()
-                                             : "nothing",
-              result.exploration.egraph_nodes, result.exploration.egraph_classes,
-              result.explore_seconds);
+              result.exploration.iterations, stopped_by.c_str(), result.exploration.egraph_nodes,
+              result.exploration.egraph_classes, result.explore_seconds);
+  if (!result.rules_at_match_limit.empty()) {
+    std::printf("match limit: %zu rule(s) found %zu matches in an iteration and took no more: %s\n",
+                result.rules_at_match_limit.size(), result.multi_pattern_match_limit,
+                join(result.rules_at_match_limit, ", ", [](const std::string& name) {
+                  return name;
+                }).c_str());
+  }
   std::printf("cycle filter (%s): %zu nodes filtered, %zu matches skipped\n",
               std::string(eqsat::to_string(settings.cycle_filter)).c_str(), result.filtered_nodes,
               result.cycle_prefilter_rejections);
@@ -316,9 +332,16 @@ void register_optimize_command(CLI::App& app) {
                     "Apply no rule files, not even the shipped library (only --pypm rules)");
   command->add_option("--tensat-multi", options->tensat_multi_files,
                       "TENSAT multi-pattern rule file (repeatable)");
-  command->add_option("--node-limit", options->node_limit, "E-graph node limit")
+  command
+      ->add_option("--node-limit", options->node_limit,
+                   "E-graph node limit; given, it replaces the default node budget (100 nodes per "
+                   "input operator, at least 2,000)")
       ->check(kPositiveCount)
+      ->each([options](const std::string&) { options->node_limit_given = true; })
       ->capture_default_str();
+  command->add_flag("--no-budget", options->no_budget,
+                    "Grow to the limits as given: no node budget scaled to the input and no "
+                    "per-iteration match limit for multi-pattern rules (the paper's setting)");
   command->add_option("--iter-limit", options->iteration_limit, "Iteration limit")
       ->check(kCount)
       ->capture_default_str();

@@ -30,6 +30,8 @@ struct OptimizeCommandOptions {
   std::vector<std::string> pypm_files;
   bool no_rules = false;
   size_t node_limit = 50'000;
+  bool node_limit_given = false;  // --node-limit on the command line: the node budget is off
+  bool no_budget = false;         // --no-budget: neither the node nor the match budget
   size_t iteration_limit = 15;
   size_t k_multi = 1;
   bool multi_same_class = false;

@@ -25,7 +25,8 @@ nlohmann::json iteration_json(const Iteration& iteration) {
                      {"applied", rule.applied},
                      {"filtered", rule.filtered},
                      {"incremental", rule.incremental},
-                     {"banned", rule.banned}});
+                     {"banned", rule.banned},
+                     {"at_match_limit", rule.at_match_limit}});
   }
   return {{"index", iteration.index},
           {"egraph_nodes", iteration.egraph_nodes},

@@ -32,12 +32,13 @@ struct StopReason {
 // One rule's part in one iteration.
 struct RuleIterationStats {
   std::string rule;
-  std::size_t matches = 0;   // found (at most the scheduler's limit); new ones only when the
-                             // rule was searched incrementally
-  std::size_t applied = 0;   // merges that changed the e-graph
-  std::size_t filtered = 0;  // matches the runner's match filter vetoed
-  bool incremental = false;  // searched for matches new since an earlier generation only
-  bool banned = false;       // the scheduler dropped this iteration's matches
+  std::size_t matches = 0;      // found (at most the scheduler's limit); new ones only when the
+                                // rule was searched incrementally
+  std::size_t applied = 0;      // merges that changed the e-graph
+  std::size_t filtered = 0;     // matches the runner's match filter vetoed
+  bool incremental = false;     // searched for matches new since an earlier generation only
+  bool banned = false;          // the scheduler dropped this iteration's matches
+  bool at_match_limit = false;  // a multi-pattern rule that found as many as its match limit
 };
 
 // What one iteration did (egg's Iteration). Sizes are taken at the start of the iteration.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -66,6 +67,13 @@ class Runner {
   // Multi-pattern rules run only in the first k iterations. Default: no limit.
   Runner& with_multi_pattern_iteration_limit(std::size_t limit) {
     multi_pattern_iteration_limit_ = limit;
+    return *this;
+  }
+  // At most this many matches per multi-pattern rule and iteration (on top of the scheduler's
+  // limit): a multi-pattern whose patterns share no variable matches every pair of nodes, so
+  // its matches grow with the square of the e-graph. Default: no limit.
+  Runner& with_multi_pattern_match_limit(std::size_t limit) {
+    multi_pattern_match_limit_ = limit;
     return *this;
   }
   // Default: BackoffScheduler with its defaults.
@@ -229,6 +237,8 @@ class Runner {
       for (std::size_t r = 0; r < rules.size(); ++r) {
         if (rules[r].is_multi_pattern() && i >= multi_pattern_iteration_limit_) continue;
         limits[r] = scheduler_->search_limit(r, i);
+        if (rules[r].is_multi_pattern())
+          limits[r] = std::min(limits[r], multi_pattern_match_limit_);
         if (limits[r] > 0) rules[r].announce_searches(cache, since_for(rules[r], r));
       }
       for (std::size_t r = 0; r < rules.size(); ++r) {
@@ -249,7 +259,9 @@ class Runner {
         if (found > 0 || !accepted) {
           stats_of[r] = iteration.rules.size();
           iteration.rules.push_back(
-              RuleIterationStats{rules[r].name(), found, 0, 0, since > 0, !accepted});
+              RuleIterationStats{rules[r].name(), found, 0, 0, since > 0, !accepted,
+                                 rules[r].is_multi_pattern() && found >= limit &&
+                                     limit == multi_pattern_match_limit_});
         }
         if (!accepted) {
           matches[r].clear();
@@ -343,6 +355,7 @@ class Runner {
   std::size_t iteration_limit_ = 30;
   std::chrono::duration<double> time_limit_ = std::chrono::seconds(5);
   std::size_t multi_pattern_iteration_limit_ = kNoLimit;
+  std::size_t multi_pattern_match_limit_ = kNoLimit;
   std::unique_ptr<Scheduler> scheduler_;
   std::vector<Hook> hooks_;
   std::vector<Hook> iteration_end_hooks_;

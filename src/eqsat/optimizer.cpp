@@ -1,6 +1,8 @@
 #include "eqsat/optimizer.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 
 #include "cost/graph_cost.h"
@@ -30,11 +32,36 @@ class ConfigCollector : public cost::CostModel {
   mutable std::vector<cost::OwnedOpConfig> configs;
 };
 
+size_t saturating_product(size_t a, size_t b) {
+  size_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<size_t>::max() : product;
+}
+
+std::string describe_stop(const egraph::RunReport& report, size_t node_limit_used,
+                          size_t node_limit) {
+  if (!report.stop_reason) return "not run";
+  using Kind = egraph::StopReason::Kind;
+  switch (report.stop_reason->kind) {
+    case Kind::NodeLimit:
+      return node_limit_used < node_limit ? "node budget" : "node limit";
+    case Kind::IterationLimit:
+      return "iteration limit";
+    case Kind::TimeLimit:
+      return "time limit";
+    case Kind::Saturated:
+      return "saturated";
+    case Kind::Hook:
+      return "hook: " + report.stop_reason->message;
+  }
+  return "unknown";
+}
+
 }  // namespace
 
 OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost::CostModel& model,
                         const OptimizeOptions& options) {
-  OptimizeResult result{graph, 0, 0, 0, 0, false, {}, {}, {}, 0, 0, 0, 0, 0};
+  OptimizeResult result;
+  result.graph = graph;
   if (model.wants_prepare()) {
     ConfigCollector collector;
     cost::graph_cost(graph, collector);
@@ -57,7 +84,20 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   filter.attach(runner.egraph);
   GraphRoot root = add_graph(runner.egraph, graph);
   runner.roots.push_back(root.root);
-  runner.with_node_limit(options.node_limit)
+  const size_t operators = std::max<size_t>(graph.num_operators(), 1);
+  result.node_limit_used = options.node_limit;
+  if (options.node_budget_per_operator > 0) {
+    result.node_limit_used = std::min(
+        options.node_limit,
+        std::max(kMinNodeBudget, saturating_product(options.node_budget_per_operator, operators)));
+  }
+  if (options.multi_pattern_matches_per_operator > 0) {
+    result.multi_pattern_match_limit =
+        std::max(kMinMultiPatternMatches,
+                 saturating_product(options.multi_pattern_matches_per_operator, operators));
+    runner.with_multi_pattern_match_limit(result.multi_pattern_match_limit);
+  }
+  runner.with_node_limit(result.node_limit_used)
       .with_iteration_limit(options.iteration_limit)
       .with_time_limit(std::chrono::duration<double>(options.time_limit_seconds))
       .with_multi_pattern_iteration_limit(options.multi_pattern_iterations);
@@ -77,6 +117,20 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   filter.remove_cycles(runner.egraph);
   result.explore_seconds = seconds_since(explore_start);
   result.exploration = runner.report();
+  result.growth_stopped_by =
+      describe_stop(result.exploration, result.node_limit_used, options.node_limit);
+  for (const auto& iteration : runner.iterations) {
+    for (const auto& rule : iteration.rules) {
+      if (rule.at_match_limit &&
+          std::find(result.rules_at_match_limit.begin(), result.rules_at_match_limit.end(),
+                    rule.rule) == result.rules_at_match_limit.end()) {
+        result.rules_at_match_limit.push_back(rule.rule);
+      }
+    }
+  }
+  // Matches the limit held back were never tried: the e-graph is saturated only within it.
+  if (result.growth_stopped_by == "saturated" && !result.rules_at_match_limit.empty())
+    result.growth_stopped_by = "saturated within the multi-pattern match limit";
   result.rules = compiler.stats();
   for (const ExtraRules& extra : extras) {
     for (RuleStats& stats : extra.stats()) result.rules.push_back(std::move(stats));

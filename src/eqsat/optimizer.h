@@ -24,10 +24,23 @@ struct ExtraRules {
 };
 using ExtraRuleSource = std::function<ExtraRules(CycleFilter*)>;
 
+// Growth bounded by the input's size, so that a small model cannot grow a huge e-graph (an
+// 18-operator attention block reached 50,000 nodes and two minutes of ILP): with
+// `node_budget_per_operator` k, exploration stops at min(node_limit, max(kMinNodeBudget, k x
+// operators)) nodes; with `multi_pattern_matches_per_operator` m, each multi-pattern rule takes at
+// most max(kMinMultiPatternMatches, m x operators) matches per iteration (a multi-pattern whose
+// patterns share no variable matches every pair: 10^8 pairs on a chain of 10,000 Relu). 0 turns
+// a budget off. The bundled paper models saturate well inside both (bench/budgets.py).
+inline constexpr size_t kMinNodeBudget = 2'000;
+inline constexpr size_t kMinMultiPatternMatches = 10'000;
+
 // The paper's settings are the defaults: 50,000 nodes, 15 iterations, multi-pattern rules in the
-// first iteration only, efficient cycle filtering, ILP extraction without cycle constraints.
+// first iteration only, efficient cycle filtering, ILP extraction without cycle constraints; plus
+// the budgets above.
 struct OptimizeOptions {
   size_t node_limit = 50'000;
+  size_t node_budget_per_operator = 100;
+  size_t multi_pattern_matches_per_operator = 4;
   size_t iteration_limit = 15;
   size_t multi_pattern_iterations = 1;  // k_multi
   // Multi-pattern matches whose patterns land on one class too (RuleCompiler).
@@ -60,6 +73,13 @@ struct OptimizeResult {
   egraph::RunReport exploration;  // iterations, stop reason, sizes, per-phase time
   std::vector<RuleStats> rules;   // per rule: applied and rejected matches
   extract::ExtractionResult extraction;
+  // The limits in force (node_limit or the smaller node budget; the multi-pattern match limit,
+  // 0 when none), and what stopped growth: "node budget", "node limit", "iteration limit",
+  // "time limit", "saturated"; plus the multi-pattern rules that reached their match limit.
+  size_t node_limit_used = 0;
+  size_t multi_pattern_match_limit = 0;
+  std::string growth_stopped_by;
+  std::vector<std::string> rules_at_match_limit;
   size_t filtered_nodes = 0;  // nodes the cycle filter hid
   size_t cycle_prefilter_rejections = 0;
   double cycle_filter_seconds = 0;
