@@ -240,6 +240,73 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
   std::sort(leaves.begin(), leaves.end());
   for (const auto& [order, id] : leaves) build(id);
 
+  // Builds each class reachable from `start` children first, with an explicit stack, so that
+  // build() finds every input built and never recurses deeply (a chain of 100,000 operators
+  // overflowed the stack). Visits children in build()'s order, so the graph comes out the same.
+  enum class Want { Tensor, Split, Tuple };
+  auto done = [&](EClassId id, Want want) {
+    uint32_t key = egraph.find(id).value();
+    return want == Want::Tensor  ? built.contains(key)
+           : want == Want::Split ? built_splits.contains(key)
+                                 : built_tuples.contains(key);
+  };
+  auto inputs_of = [&](EClassId id, Want want) {
+    std::vector<std::pair<EClassId, Want>> inputs;
+    auto it = choice.find(egraph.find(id).value());
+    if (it == choice.end()) return inputs;  // build() reports it
+    const TensorNode& node = it->second;
+    if (node.op.kind != TensorOp::Kind::Operator) return inputs;
+    const LanguageOp& op = node.op.op();
+    if (want == Want::Split) {
+      if (node.children.size() > 2) inputs.push_back({node.children[2], Want::Tensor});
+    } else if (want == Want::Tensor && op.kind == LanguageOpKind::SplitProjection) {
+      inputs.push_back({node.children[0], Want::Split});
+    } else if (want == Want::Tensor && op.kind == LanguageOpKind::OutputProjection) {
+      inputs.push_back({node.children[1], Want::Tuple});
+    } else if (op.kind == LanguageOpKind::Operator) {
+      for (size_t i = 0; i < node.children.size(); ++i) {
+        const Slot& slot = op.node_slots[std::min(i, op.node_slots.size() - 1)];
+        if (slot.kind != SlotKind::Attribute) inputs.push_back({node.children[i], Want::Tensor});
+      }
+    }
+    return inputs;
+  };
+  auto build_children_first = [&](EClassId start) {
+    struct Frame {
+      EClassId id;
+      Want want;
+      std::vector<std::pair<EClassId, Want>> inputs;
+      size_t next = 0;
+    };
+    std::unordered_map<uint32_t, bool> on_stack;
+    std::vector<Frame> stack;
+    if (done(start, Want::Tensor)) return;
+    stack.push_back({start, Want::Tensor, inputs_of(start, Want::Tensor)});
+    on_stack[egraph.find(start).value()] = true;
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      if (frame.next < frame.inputs.size()) {
+        auto [child, want] = frame.inputs[frame.next++];
+        uint32_t key = egraph.find(child).value();
+        if (done(child, want) || on_stack[key]) continue;  // a cycle: build() reports it
+        on_stack[key] = true;
+        stack.push_back({child, want, inputs_of(child, want)});
+        continue;
+      }
+      const EClassId id = frame.id;
+      const Want want = frame.want;
+      on_stack[egraph.find(id).value()] = false;
+      stack.pop_back();
+      if (want == Want::Tensor) {
+        build(id);
+      } else if (want == Want::Split) {
+        build_split(id);
+      } else {
+        build_tuple(id);
+      }
+    }
+  };
+
   // Unfold the noop chain that joined the outputs.
   std::vector<EClassId> outputs(root.output_names.size());
   EClassId current = root.root;
@@ -252,8 +319,10 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
     current = node.children[0];
   }
   if (!outputs.empty()) outputs[0] = current;
-  for (size_t k = 0; k < outputs.size(); ++k)
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    build_children_first(outputs[k]);
     graph.add_output(root.output_names[k], build(outputs[k]));
+  }
   return graph;
 }
 
