@@ -221,7 +221,7 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
   settings.relative_gap = options.relative_gap;
   settings.log = options.solver_log;
   int rounds = 0;
-  std::string status = "not solved (no time left)";
+  std::string status = "time limit reached before the solver ran";
   bool proven = false;
   // The last solution when it had a cycle: returned, marked cyclic, only if nothing acyclic
   // was found (without a warm start, or without cycle constraints).
@@ -262,6 +262,8 @@ ExtractionResult IlpExtractor::extract(const ExtractionGraph& graph,
       status = "optimal";
     } else if (cyclic_solution.found) {
       status = "solver: " + status + ", but its solution has a cycle; kept the best acyclic one";
+    } else if (rounds == 0) {
+      status += "; kept the greedy warm start (not proven optimal)";
     }
   } else if (cyclic_solution.found) {
     result = std::move(cyclic_solution);

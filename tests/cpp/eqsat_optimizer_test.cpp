@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
 
 #include "cost/analytic_cost_model.h"
 #include "eqsat/optimizer.h"
@@ -190,3 +192,73 @@ TEST_P(EveryModelOptimizes, ReducedModelKeepsItsNumbers) {
 
 INSTANTIATE_TEST_SUITE_P(Models, EveryModelOptimizes, ::testing::ValuesIn(models::all_models()),
                          [](const auto& param_info) { return param_info.param.name; });
+
+namespace {
+
+// The two-layer attention block of issue 15 (18 operators), as `saturate show` writes it.
+constexpr const char* kAttentionBlock = R"((graph attn
+  (node Wq0 (weight :shape [256 256])) (node Wk0 (weight :shape [256 256]))
+  (node Wv0 (weight :shape [256 256])) (node Wo0 (weight :shape [256 256]))
+  (node Wq1 (weight :shape [256 256])) (node Wk1 (weight :shape [256 256]))
+  (node Wv1 (weight :shape [256 256])) (node Wo1 (weight :shape [256 256]))
+  (node x (input :shape [64 256]))
+  (node q0 (matmul x Wq0)) (node k0 (matmul x Wk0)) (node v0 (matmul x Wv0))
+  (node kt0 (transpose k0 :perm [1 0])) (node s0 (matmul q0 kt0))
+  (node p0 (softmax s0 :axis 1)) (node a0 (matmul p0 v0)) (node o0 (matmul a0 Wo0))
+  (node h0 (ewadd x o0))
+  (node q1 (matmul h0 Wq1)) (node k1 (matmul h0 Wk1)) (node v1 (matmul h0 Wv1))
+  (node kt1 (transpose k1 :perm [1 0])) (node s1 (matmul q1 kt1))
+  (node p1 (softmax s1 :axis 1)) (node a1 (matmul p1 v1)) (node o1 (matmul a1 Wo1))
+  (node h1 (ewadd h0 o1))
+  (output h1 h1)))";
+
+ir::Graph relu_chain(size_t length) {
+  std::string text = "(graph chain (node x (input :shape [8 64]))";
+  std::string previous = "x";
+  for (size_t i = 0; i < length; ++i) {
+    text += " (node r" + std::to_string(i) + " (relu " + previous + "))";
+    previous = "r" + std::to_string(i);
+  }
+  return ir::parse_text(text + " (output y " + previous + "))");
+}
+
+}  // namespace
+
+// Without a budget this block reached the 50,000-node limit in 6 iterations and the ILP then
+// took two minutes; the node budget stops it at 100 nodes per operator (at least 2,000).
+TEST(Optimizer, SmallModelsGrowOnlyToTheNodeBudget) {
+  const ir::Graph graph = ir::parse_text(kAttentionBlock);
+  ASSERT_EQ(graph.num_operators(), 18u);
+  OptimizeResult result = optimize(graph, library_rules(), cost_model);
+  EXPECT_EQ(result.node_limit_used, kMinNodeBudget);
+  EXPECT_EQ(result.growth_stopped_by, "node budget");
+  EXPECT_LE(result.exploration.egraph_nodes, kMinNodeBudget + kMinNodeBudget / 2);
+  EXPECT_LT(max_output_difference(graph, result.graph), 1e-6);
+
+  OptimizeOptions paper;
+  paper.node_budget_per_operator = 0;
+  paper.iteration_limit = 2;  // only to see the limit in force, not to grow to it
+  EXPECT_EQ(optimize(graph, library_rules(), cost_model, paper).node_limit_used, 50'000u);
+}
+
+// merge-relus-2d's patterns share no variable: every pair of the chain's relus matches (10^8
+// pairs at 10,000 operators, a hang in the cycle filter before). The match limit takes the
+// first max(10,000, 4 per operator) and the report names the rules it held back.
+TEST(Optimizer, MultiPatternMatchesAreLimitedOnLongChains) {
+  const ir::Graph graph = relu_chain(10'000);
+  OptimizeResult result = optimize(graph, library_rules(), cost_model);
+  EXPECT_EQ(result.multi_pattern_match_limit, 40'000u);
+  EXPECT_NE(std::find(result.rules_at_match_limit.begin(), result.rules_at_match_limit.end(),
+                      "merge-relus-2d"),
+            result.rules_at_match_limit.end());
+  EXPECT_EQ(result.growth_stopped_by, "saturated within the multi-pattern match limit");
+  EXPECT_EQ(result.graph.num_operators(), 10'000u);  // relu(relu(x)) -> relu(x) would cycle
+}
+
+// Deeper than the stack allows a recursive walk: nothing on the way may recurse per operator.
+TEST(Optimizer, AHundredThousandOperatorChainDoesNotOverflowTheStack) {
+  const ir::Graph graph = relu_chain(100'000);
+  OptimizeResult result = optimize(graph, library_rules(), cost_model);
+  EXPECT_EQ(result.graph.num_operators(), 100'000u);
+  EXPECT_EQ(result.growth_stopped_by, "node limit");  // the input alone is past 50,000 nodes
+}

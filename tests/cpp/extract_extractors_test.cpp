@@ -2,6 +2,7 @@
 // on random e-graphs.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <random>
@@ -485,4 +486,87 @@ TEST(Extractors, ExclusiveParentRowsLeaveParentsOfOneRouteAlone) {
   const ReducedProblem problem = reduce_problem(graph, ReductionOptions{});
   EXPECT_TRUE(exclusive_parent_rows(graph, problem).empty());
   EXPECT_DOUBLE_EQ(IlpExtractor().extract(graph, ilp_options()).dag_cost, 13);  // r x1 z1 d
+}
+
+namespace {
+
+// The shape of extraction-gym's herbie e-graphs (issue 15: 2,152 classes, 34,163 nodes, on which
+// --time-limit 30 ran past three minutes): many nodes per class, children mostly a few classes
+// further down, one in five back up (cycles), leaves only at the bottom.
+ExtractionGraph herbie_like_graph(std::size_t classes, std::size_t nodes_per_class, unsigned seed) {
+  std::mt19937 random(seed);
+  ExtractionGraph graph;
+  for (std::size_t c = 0; c < classes; ++c) graph.add_class("c" + std::to_string(c));
+  auto pick = [&](std::size_t low, std::size_t high) {
+    return std::uniform_int_distribution<std::size_t>(low, high)(random);
+  };
+  const double costs[] = {1, 1, 2, 3};
+  for (std::size_t c = 0; c < classes; ++c) {
+    for (std::size_t k = 0; k < nodes_per_class; ++k) {
+      std::vector<ClassIndex> children;
+      if (!(c + 40 >= classes && k == 0)) {
+        for (std::size_t a = 0, arity = pick(1, 3); a < arity; ++a) {
+          const std::size_t child = pick(0, 4) > 0 ? std::min(classes - 1, c + pick(1, 12))
+                                                   : c - std::min(c, pick(1, 60));
+          children.push_back(static_cast<ClassIndex>(child));
+        }
+      }
+      const std::string id = "n" + std::to_string(c) + "_" + std::to_string(k);
+      graph.add_node(static_cast<ClassIndex>(c), "op", children, costs[pick(0, 3)], id);
+    }
+  }
+  graph.roots.push_back(0);
+  graph.validate("herbie-like");
+  return graph;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+// Every step of the ILP (warm start, reduction, cuts, LP tightening, solver rounds) sees one
+// deadline: it ends within the limit plus max(10 %, 2 s), with the best acyclic extraction so far.
+TEST(Extractors, IlpTimeLimitHoldsOnAHerbieLikeEGraph) {
+  const ExtractionGraph graph = herbie_like_graph(2152, 16, 4);
+  ExtractOptions options;
+  options.time_limit_seconds = 3;
+  options.cycles = CycleHandling::lazy;
+  const auto start = std::chrono::steady_clock::now();
+  const ExtractionResult ilp = IlpExtractor().extract(graph, options);
+  EXPECT_LE(seconds_since(start), 3 + 2.0);
+  EXPECT_TRUE(ilp.found && ilp.acyclic) << ilp.status;
+}
+
+// The outer deadline (the whole command's) wins over a longer time limit.
+TEST(Extractors, IlpStopsAtTheOuterDeadline) {
+  const ExtractionGraph graph = herbie_like_graph(2152, 16, 5);
+  ExtractOptions options;
+  options.time_limit_seconds = 600;
+  options.cycles = CycleHandling::lazy;
+  options.deadline = Deadline::after(1);
+  const auto start = std::chrono::steady_clock::now();
+  const ExtractionResult ilp = IlpExtractor().extract(graph, options);
+  EXPECT_LE(seconds_since(start), 1 + 2.0);
+  EXPECT_TRUE(ilp.found && ilp.acyclic) << ilp.status;
+  EXPECT_FALSE(ilp.proven_optimal);
+}
+
+// On a deep chain every class's set holds every class below it (n^2 / 2 entries: 4.5 x 10^8 at
+// 30,000); the greedy DAG extractor gives up to bottom-up instead of taking gigabytes.
+TEST(Extractors, GreedyDagFallsBackToBottomUpOnDeepChains) {
+  ExtractionGraph graph;
+  const std::size_t depth = 30'000;
+  for (std::size_t c = 0; c < depth; ++c) graph.add_class("c" + std::to_string(c));
+  for (std::size_t c = 0; c < depth; ++c) {
+    std::vector<ClassIndex> children;
+    if (c + 1 < depth) children.push_back(static_cast<ClassIndex>(c + 1));
+    graph.add_node(static_cast<ClassIndex>(c), "relu", children, 1, "n" + std::to_string(c));
+  }
+  graph.roots.push_back(0);
+  const ExtractionResult greedy = GreedyDagExtractor().extract(graph, {});
+  EXPECT_TRUE(greedy.found && greedy.acyclic);
+  EXPECT_DOUBLE_EQ(greedy.dag_cost, static_cast<double>(depth));
+  EXPECT_NE(greedy.status.find("bottom-up"), std::string::npos) << greedy.status;
 }
