@@ -1,5 +1,8 @@
+#include <google/protobuf/stubs/common.h>
+
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "cli/commands.h"
 #include "cli/verification.h"
@@ -38,6 +41,15 @@ int main(int argc, char** argv) {
     return saturate::cli::kExitVerificationFailed;
   } catch (const saturate::Error& error) {
     std::fprintf(stderr, "saturate: error: %s\n", error.what());
+    return 1;
+  } catch (const google::protobuf::FatalException& error) {
+    // A CHECK failure inside libprotobuf that no ONNX step turned into an Error: the model (or
+    // what it was being turned into) is past what protobuf handles, not a bug here. One line.
+    std::string message = error.what();
+    for (char& c : message) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    std::fprintf(stderr, "saturate: error: protobuf: %s\n", message.c_str());
     return 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "saturate: internal error: %s\n", error.what());

@@ -1,9 +1,11 @@
 // IR -> ONNX: one emitter per IR operator, weight-only subgraphs folded by the interpreter.
 #include "onnx/onnx_export.h"
 
+#include <google/protobuf/stubs/common.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include <climits>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -16,6 +18,7 @@
 #include "onnx/host_tensor.h"
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/opaque_capsule.h"
+#include "onnx/protobuf_log.h"
 #include "runtime/interpreter.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -746,6 +749,10 @@ void Exporter::emit_opaque(NodeId id) {
   }
   std::unordered_map<std::string, std::string> constant_names;
   for (const auto& constant : capsule.constants) {
+    if (constant.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
+      throw Error("cannot export opaque node '" + node.name() + "': its constant " +
+                  constant.name() + " is past protobuf's 2 GB limit");
+    }
     std::string bytes = constant.SerializeAsString();
     std::string name = constant.name();
     auto it = embedded_.find(name);
@@ -824,16 +831,50 @@ void Exporter::add_outputs() {
 
 }  // namespace
 
-std::string export_onnx(const ir::Graph& graph, const OnnxModel& source) {
-  if (graph.outputs().empty()) throw Error("graph '" + graph.name() + "' has no outputs");
-  ModelProto model = Exporter(graph, source).run();
-  std::string bytes;
-  if (model.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
-      !model.SerializeToString(&bytes)) {
+namespace {
+
+// The model's bytes. protobuf refuses (with a log line, or a CHECK failure) to serialize a
+// message past INT_MAX bytes, so the size is checked first and the error says what to do.
+std::string serialize_model(const ModelProto& model, const ir::Graph& graph, bool external_data) {
+  const size_t size = model.ByteSizeLong();
+  if (size > static_cast<size_t>(INT_MAX)) {
     throw Error("cannot serialize the ONNX model of '" + graph.name() +
-                "' (protobuf limits a model to 2 GB)");
+                "': " + std::to_string(size) + " bytes, past protobuf's 2 GB limit" +
+                (external_data ? " even with its weights in external data"
+                               : " (write the weights as external data: --external-data on)"));
+  }
+  ProtobufLogCapture log;
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) {
+    std::string detail = log.messages();
+    throw Error("cannot serialize the ONNX model of '" + graph.name() + "'" +
+                (detail.empty() ? "" : ": protobuf: " + detail));
   }
   return bytes;
+}
+
+// Runs an export step with libprotobuf's log captured: a CHECK failure inside protobuf (which
+// logs, then throws FatalException) becomes one Error with what it logged.
+template <typename Step>
+auto with_protobuf_log(const ir::Graph& graph, Step&& step) {
+  ProtobufLogCapture log;
+  try {
+    return step();
+  } catch (const google::protobuf::FatalException& fatal) {
+    std::string detail = log.messages();
+    throw Error("cannot export the ONNX model of '" + graph.name() +
+                "': protobuf failed: " + (detail.empty() ? std::string(fatal.what()) : detail));
+  }
+}
+
+}  // namespace
+
+std::string export_onnx(const ir::Graph& graph, const OnnxModel& source) {
+  if (graph.outputs().empty()) throw Error("graph '" + graph.name() + "' has no outputs");
+  return with_protobuf_log(graph, [&] {
+    ModelProto model = Exporter(graph, source).run();
+    return serialize_model(model, graph, /*external_data=*/false);
+  });
 }
 
 namespace {
@@ -868,27 +909,26 @@ bool writes_external_data(const ir::Graph& graph, const OnnxModel& source, Exter
 
 void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::string& path,
                 ExternalData mode) {
+  if (graph.outputs().empty()) throw Error("graph '" + graph.name() + "' has no outputs");
   if (!writes_external_data(graph, source, mode)) {
-    std::string bytes = export_onnx(graph, source);
-    ModelProto model;
-    model.ParseFromString(bytes);
-    check_written_model(model, path);
+    std::string bytes = with_protobuf_log(graph, [&] {
+      ModelProto model = Exporter(graph, source).run();
+      std::string serialized = serialize_model(model, graph, /*external_data=*/false);
+      check_written_model(model, path);
+      return serialized;
+    });
     write_file_atomically(path, bytes);
     return;
   }
   // model.onnx + model.onnx.data: the data file is written while the initializers are emitted,
   // and moved into place only once the model serialized.
-  if (graph.outputs().empty()) throw Error("graph '" + graph.name() + "' has no outputs");
   const std::string data_path = path + ".data";
   const std::string location = std::filesystem::path(data_path).filename().string();
   ExternalDataWriter external(data_path + ".tmp-saturate", location);
-  ModelProto model = Exporter(graph, source, &external).run();
-  std::string bytes;
-  if (model.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
-      !model.SerializeToString(&bytes)) {
-    throw Error("cannot serialize the ONNX model of '" + graph.name() +
-                "' even with its weights in external data");
-  }
+  std::string bytes = with_protobuf_log(graph, [&] {
+    ModelProto model = Exporter(graph, source, &external).run();
+    return serialize_model(model, graph, /*external_data=*/true);
+  });
   external.commit(data_path);
   write_file_atomically(path, bytes);
 }
