@@ -154,19 +154,47 @@ class GraphChecker {
     }
   }
 
-  void run(bool top_level) {
+  // `outer`: the names the enclosing graphs define (a subgraph may read them).
+  void run(bool top_level, const std::set<std::string>& outer = {}) {
     if (top_level) check_names();
+    std::set<std::string> scope = outer;
+    for (const auto& info : graph_.input()) scope.insert(info.name());
+    for (const auto& tensor : graph_.initializer()) scope.insert(tensor.name());
+    for (const auto& node : graph_.node()) {
+      for (const auto& name : node.output()) scope.insert(name);
+    }
+    check_inputs_defined(scope);
     for (const auto& tensor : graph_.initializer()) {
       check_tensor_shape(tensor, "initializer " + tensor.name());
     }
     for (const auto& info : graph_.input()) check_input_shape(info);
     for (const auto& node : graph_.node()) {
       check_node(node);
-      for (const auto* subgraph : subgraphs_of(node)) GraphChecker(*subgraph).run(false);
+      for (const auto* subgraph : subgraphs_of(node)) GraphChecker(*subgraph).run(false, scope);
     }
   }
 
  private:
+  // ONNX's own shape inference dereferences a missing value (a SEGV in
+  // ShapeInferenceImplBase::process, found by fuzz_onnx_import): every value a node or the graph
+  // outputs name must be defined first.
+  void check_inputs_defined(const std::set<std::string>& scope) const {
+    for (const auto& node : graph_.node()) {
+      for (const auto& name : node.input()) {
+        if (!name.empty() && !scope.contains(name)) {
+          node_error(node, "unknown value name " + name +
+                               " (no graph input, initializer or node output defines it)");
+        }
+      }
+    }
+    for (const auto& output : graph_.output()) {
+      if (!scope.contains(output.name())) {
+        throw Error("unknown value name " + output.name() +
+                    " (a graph output that no graph input, initializer or node output defines)");
+      }
+    }
+  }
+
   void check_names() const {
     std::set<std::string> inputs;
     for (const auto& info : graph_.input()) {

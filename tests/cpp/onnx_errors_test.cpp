@@ -307,6 +307,19 @@ TEST(OnnxErrors, DuplicateNames) {
   expect_all(import_error(shadow.bytes()), {"output y is already defined by an initializer"});
 }
 
+// fuzz_onnx_import: a node reading a value nothing defines made ONNX's shape inference SEGV
+// (fuzz/corpus/onnx_import/regress-shape-inference-undefined-input.onnx).
+TEST(OnnxErrors, UndefinedValuesAreRefusedBeforeShapeInference) {
+  ModelBuilder dangling;
+  dangling.output("y", ::onnx::TensorProto::INT64);
+  dangling.node("Shape", {"x"}, {"y"});
+  expect_all(import_error(dangling.bytes()), {"op Shape", "unknown value name x"});
+  ModelBuilder missing_output;
+  missing_output.input("x", kFloat, {2}).output("z", kFloat);
+  missing_output.node("Relu", {"x"}, {"y"});
+  expect_all(import_error(missing_output.bytes()), {"unknown value name z", "a graph output"});
+}
+
 TEST(OnnxErrors, IrVersionAndOpsetRange) {
   ::onnx::ModelProto model = small_model();
   model.set_ir_version(99);
