@@ -55,7 +55,7 @@ def main():
     listed = json.loads(subprocess.run([args.binary, "models", "--json"], capture_output=True,
                                        text=True, check=True).stdout)
     models = args.models.split(",") if args.models else [m["name"] for m in listed]
-    extra = ["--ilp-time-limit", args.ilp_time_limit]
+    extra = ["--ilp-time-limit", args.ilp_time_limit, "--no-budget"]  # the paper's settings
     rows = []
     for model in models:
         for extractor in ("greedy", "ilp"):

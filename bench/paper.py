@@ -175,7 +175,9 @@ class Runner:
         else:
             cmd += ["--node-limit", str(s["node_limit"]), "--iter-limit", str(s["iter_limit"]),
                     "--k-multi", str(cfg["k_multi"]), "--cycle-filter", cfg["cycle_filter"],
-                    "--extract", cfg["extract"]]
+                    "--extract", cfg["extract"],
+                    # TENSAT's setting: only the node limit bounds growth.
+                    "--no-budget"]
             if cfg["extract"] == "ilp":
                 cmd += ["--ilp-cycles", cfg["ilp_cycles"],
                         "--ilp-time-limit", str(cfg["ilp_time_limit"])]
