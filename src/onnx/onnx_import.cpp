@@ -594,8 +594,10 @@ void Importer::infer_locally_if_untyped(const NodeProto& node) {
     for (int64_t d : type.dims) shape->add_dim()->set_dim_value(d);
   }
   try {
+    // No data propagation: nothing upstream to propagate in a one-node model, and ONNX 1.12's
+    // can dereference a null type (fuzz_onnx_import).
     ::onnx::shape_inference::InferShapes(single, ::onnx::OpSchemaRegistry::Instance(),
-                                         ::onnx::ShapeInferenceOptions(false, 0, true));
+                                         ::onnx::ShapeInferenceOptions(false, 0, false));
   } catch (const std::exception&) {
     // Left untyped unless the subgraphs declare the types (below); static_type names the value.
   }
