@@ -328,3 +328,12 @@ def test_the_catalogue_builders_make_valid_models():
     onnx.checker.check_model(relu_model())
     onnx.checker.check_model(graph_model([helper.make_node("Relu", ["x"], ["y"])],
                                          [numpy_helper.from_array(np.ones(1, np.float32), "u")]))
+
+
+def test_the_ir_version_current_onnx_writes_is_read(saturate, tmp_path):
+    """onnx 1.23's make_model writes IR version 14 whatever the opset: refusing past 10 (as a
+    first version of the IR-version check did) rejected every model a user saves today."""
+    source = tmp_path / "ir14.onnx"
+    onnx.save(relu_model(ir_version=14), source)
+    result = saturate("show", source)
+    assert result.returncode == 0, result.stderr

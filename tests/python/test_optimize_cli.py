@@ -179,3 +179,16 @@ def test_taso_rejects_pypm_and_bad_alpha(saturate, tmp_path):
     assert result.returncode != 0 and "alpha" in result.stderr
     result = saturate("optimize", "squeezenet", "--search", "bogus")
     assert result.returncode != 0
+
+
+def test_an_ilp_time_limit_too_short_to_solve_keeps_the_warm_start_and_says_so(saturate, tmp_path):
+    report = tmp_path / "r.json"
+    out = tmp_path / "out.sxp"
+    result = saturate("optimize", "nasrnn", "--reduced", "--ilp-time-limit", "0.001", "-o", out,
+                      "--json", report)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(report.read_text())
+    assert not data["ilp_optimal"]
+    assert "time limit" in data["extraction_status"], data["extraction_status"]
+    assert "kept" in data["extraction_status"], data["extraction_status"]
+    assert out.exists()
