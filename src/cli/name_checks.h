@@ -11,10 +11,6 @@
 
 namespace saturate::cli {
 
-// Whether the bytes are well-formed UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF).
-bool is_valid_utf8(std::string_view text);
-
 // Throw saturate::Error naming the file (and line) of a rule whose name is not UTF-8.
 void check_rule_names(const eqsat::RuleSet& rules);
 void check_rule_names(const pm::Module& module, const std::string& path);

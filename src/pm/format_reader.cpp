@@ -7,48 +7,11 @@
 #include "pm/errors.h"
 #include "pm/module_check.h"
 #include "support/strings.h"
+#include "support/utf8.h"
 
 namespace saturate::pm {
 
 namespace {
-
-bool valid_utf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    auto byte = static_cast<unsigned char>(text[i]);
-    size_t length = 0;
-    uint32_t code = 0;
-    if (byte < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((byte & 0xe0) == 0xc0) {
-      length = 2;
-      code = byte & 0x1f;
-    } else if ((byte & 0xf0) == 0xe0) {
-      length = 3;
-      code = byte & 0x0f;
-    } else if ((byte & 0xf8) == 0xf0) {
-      length = 4;
-      code = byte & 0x07;
-    } else {
-      return false;
-    }
-    if (i + length > text.size()) return false;
-    for (size_t k = 1; k < length; ++k) {
-      auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xc0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3f);
-    }
-    // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
-    static constexpr uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kMinimum[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-      return false;
-    }
-    i += length;
-  }
-  return true;
-}
 
 class PmbReader {
  public:
@@ -180,7 +143,7 @@ class PmbReader {
       uint32_t length = u32("a string length");
       need(length, "a string");
       std::string_view text = bytes_.substr(pos_, length);
-      if (!valid_utf8(text)) fail(at, "string " + std::to_string(i) + " is not valid UTF-8");
+      if (!is_valid_utf8(text)) fail(at, "string " + std::to_string(i) + " is not valid UTF-8");
       strings_.emplace_back(text);
       pos_ += length;
     }
