@@ -29,26 +29,23 @@ inline const CLI::Validator kPositiveCount(
     },
     "COUNT>=1", "positive count");
 
-// A finite number > 0 (scales).
-inline const CLI::Validator kPositiveNumber(
-    [](std::string& text) -> std::string {
-      const auto value = parse_double(text);
-      if (!value || !std::isfinite(*value) || *value <= 0) {
-        return "expected a number > 0, got '" + text + "'";
-      }
-      return "";
-    },
-    "NUMBER>0", "positive number");
+// A finite number > 0; `what` names it in the message ("a number of seconds").
+inline CLI::Validator positive_number(const std::string& what, const std::string& name,
+                                      const std::string& description) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string {
+        const auto value = parse_double(text);
+        if (!value || !std::isfinite(*value) || *value <= 0) {
+          return "expected " + what + " > 0, got '" + text + "'";
+        }
+        return "";
+      },
+      name, description);
+}
 
-// A finite number of seconds > 0 (time limits).
-inline const CLI::Validator kPositiveSeconds(
-    [](std::string& text) -> std::string {
-      const auto value = parse_double(text);
-      if (!value || !std::isfinite(*value) || *value <= 0) {
-        return "expected a number of seconds > 0, got '" + text + "'";
-      }
-      return "";
-    },
-    "SECONDS>0", "positive seconds");
+inline const CLI::Validator kPositiveNumber =
+    positive_number("a number", "NUMBER>0", "positive number");  // scales
+inline const CLI::Validator kPositiveSeconds =
+    positive_number("a number of seconds", "SECONDS>0", "positive seconds");  // time limits
 
 }  // namespace saturate::cli
