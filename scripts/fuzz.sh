@@ -8,23 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
-bash scripts/setup.sh
-
 # clang, and libFuzzer's runtime (Debian ships it in libclang-rt-14-dev, not with clang).
-fuzz_packages=(clang libclang-rt-14-dev)
-missing=()
-for package in "${fuzz_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
-    missing+=("$package")
-done
-if ((${#missing[@]})); then
-  echo "fuzz: installing Debian packages: ${missing[*]}"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
-fi
+SATURATE_EXTRA_APT_PACKAGES="clang libclang-rt-14-dev" bash scripts/setup.sh
 
 build_dir=build-fuzz
 launcher=()

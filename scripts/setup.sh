@@ -10,6 +10,9 @@ apt_packages=(
   graphviz python3-dev pybind11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev libsqlite3-dev
 )
+# Callers that need more (scripts/fuzz.sh: clang and libFuzzer's runtime) name them here.
+read -r -a extra_packages <<<"${SATURATE_EXTRA_APT_PACKAGES:-}"
+apt_packages+=("${extra_packages[@]}")
 missing=()
 for package in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
