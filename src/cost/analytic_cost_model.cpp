@@ -200,6 +200,17 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
       double scores = elements(out) / e * n;
       return {2 * scores * d + (kSoftmaxFlops + kDivFlops) * scores + 2 * scores * e, moved};
     }
+    case OpKind::MultiHeadAttention: {
+      // The same two contractions per head, scores kept on chip.
+      double d = static_cast<double>(in[0].dims.back());
+      double e = static_cast<double>(out.dims.back());
+      double scores = static_cast<double>(in[0].dims[0] * in[0].dims[1] * in[1].dims[1]) *
+                      static_cast<double>(config.attrs.get_int("num_heads"));
+      double heads = static_cast<double>(config.attrs.get_int("num_heads"));
+      return {2 * scores * (d / heads) + (kSoftmaxFlops + kDivFlops) * scores +
+                  2 * scores * (e / heads),
+              moved};
+    }
 
     case OpKind::Transpose:
     case OpKind::Concat:

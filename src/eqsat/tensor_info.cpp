@@ -83,6 +83,11 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
       carry(out, output, v, v.type.rank() - 1, rank - 1);
       break;
     }
+    case ir::OpKind::MultiHeadAttention:
+      // Batch and rows follow q's; the last axis mixes heads of v, so nothing is carried there.
+      carry(out, output, *inputs[0], 0, 0);
+      carry(out, output, *inputs[0], 1, 1);
+      break;
     case ir::OpKind::Conv2d:
       carry(out, output, *inputs[0], 0, 0);
       carry(out, output, *inputs[1], 0, 1);  // output channels follow the weight's

@@ -352,6 +352,43 @@ Types attention(const Types& in, const Attributes& attrs) {
   return matmul({scores[0], in[2]}, attrs);
 }
 
+// q (B, S, D), k (B, L, D), v (B, L, Dv), optional additive bias broadcasting to (B, N, S, L);
+// out (B, S, Dv). Heads split D and Dv into num_heads equal parts.
+Types multi_head_attention(const Types& in, const Attributes& attrs) {
+  require_same_dtype(in);
+  const int64_t heads = attrs.get_int("num_heads");
+  if (heads <= 0) shape_error("multi_head_attention needs a positive num_heads");
+  const auto& q = in[0];
+  const auto& k = in[1];
+  const auto& v = in[2];
+  require_rank(q, 3, "multi_head_attention q");
+  require_rank(k, 3, "multi_head_attention k");
+  require_rank(v, 3, "multi_head_attention v");
+  if (k.dims[0] != q.dims[0] || v.dims[0] != q.dims[0] || k.dims[1] != v.dims[1] ||
+      k.dims[2] != q.dims[2]) {
+    shape_error("multi_head_attention needs q (B, S, D), k (B, L, D) and v (B, L, Dv), got " +
+                to_string(q) + ", " + to_string(k) + ", " + to_string(v));
+  }
+  if (q.dims[2] % heads != 0 || v.dims[2] % heads != 0) {
+    shape_error("multi_head_attention: " + std::to_string(heads) + " heads do not divide " +
+                to_string(q) + " and " + to_string(v));
+  }
+  if (in.size() == 4) {
+    const Dims scores{q.dims[0], heads, q.dims[1], k.dims[1]};
+    const Dims& bias = in[3].dims;
+    bool fits = bias.size() <= scores.size();
+    for (size_t i = 0; fits && i < bias.size(); ++i) {
+      const int64_t d = bias[bias.size() - 1 - i];
+      fits = d == 1 || d == scores[scores.size() - 1 - i];
+    }
+    if (!fits) {
+      shape_error("multi_head_attention bias " + to_string(in[3]) +
+                  " does not broadcast to the scores " + to_string(scores));
+    }
+  }
+  return {TensorType{q.dtype, {q.dims[0], q.dims[1], v.dims[2]}}};
+}
+
 Types clip(const Types& in, const Attributes& attrs) {
   if (attrs.get_float("min") > attrs.get_float("max")) {
     shape_error("clip min " + format_double(attrs.get_float("min")) + " exceeds max " +
@@ -650,6 +687,17 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Contraction,
        "softmax(q k / scale, last axis) v; k is given transposed, (..., d, n).",
        attention},
+      {OpKind::MultiHeadAttention,
+       "multi_head_attention",
+       3,
+       4,
+       {"q", "k", "v", "bias"},
+       {required("num_heads", AttrKind::Int), required("scale", AttrKind::Float)},
+       OpCategory::Contraction,
+       "softmax(q_h k_h^T * scale + bias) v_h per head h, heads split from the last axis of "
+       "q (B, S, D), k (B, L, D), v (B, L, Dv) and merged back into (B, S, Dv); the optional "
+       "bias broadcasts to (B, num_heads, S, L). ONNX Runtime's com.microsoft.MultiHeadAttention.",
+       multi_head_attention},
       {OpKind::Pad,
        "pad",
        1,

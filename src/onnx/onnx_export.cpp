@@ -35,6 +35,8 @@ using ::onnx::NodeProto;
 using ::onnx::TensorProto;
 
 constexpr int64_t kDefaultOpset = 17;
+// ONNX Runtime's contrib operators (MultiHeadAttention, ...).
+constexpr std::string_view kMicrosoftDomain = "com.microsoft";
 // The newest opset the ONNX C++ checker we link (1.12) knows.
 constexpr int64_t kCheckerMaxOpset = 17;
 // Initializers this large or larger go to the external data file (as onnx.save's default).
@@ -111,6 +113,7 @@ class Exporter {
   std::string ints_initializer(const std::vector<int64_t>& values, const std::string& base);
   std::string scalar_initializer(double value, const std::string& base);
   void emit_activation(const std::string& pre, const std::string& out, ir::Activation activation);
+  void emit_multi_head_attention(NodeId id);
 
   // A pad that the consuming conv or average pool folds into its own pads.
   std::optional<NodeId> foldable_pad(NodeId consumer) const;
@@ -123,6 +126,7 @@ class Exporter {
   ModelProto model_;
   GraphProto* out_ = nullptr;
   int64_t opset_ = kDefaultOpset;
+  bool uses_microsoft_domain_ = false;  // a contrib operator was written
   std::vector<bool> needed_;
   std::vector<bool> known_;         // computed from weights and constants only
   std::vector<bool> materialized_;  // a known value the emitted graph reads
@@ -209,6 +213,11 @@ ModelProto Exporter::run() {
     auto* other = model_.add_opset_import();
     other->set_domain(domain);
     other->set_version(version);
+  }
+  if (uses_microsoft_domain_ && !source_.domain_opsets.contains(std::string(kMicrosoftDomain))) {
+    auto* microsoft = model_.add_opset_import();
+    microsoft->set_domain(std::string(kMicrosoftDomain));
+    microsoft->set_version(1);
   }
   model_.set_producer_name("saturate");
   model_.set_producer_version(source_.producer_name.empty()
@@ -708,11 +717,42 @@ void Exporter::emit(NodeId id) {
       add_node("MatMul", {weights, in(2)}, {y});
       return;
     }
+    case OpKind::MultiHeadAttention:
+      emit_multi_head_attention(id);
+      return;
     case OpKind::Opaque:
       emit_opaque(id);
       return;
   }
   throw Error("cannot export operator " + std::string(ir::to_string(node.op)) + " to ONNX");
+}
+
+// com.microsoft.MultiHeadAttention. Its attention_bias must be (B or 1, N or 1, S, L): a bias
+// that broadcasts along the query or key axis (a padding mask (B, 1, 1, L)) is expanded first.
+void Exporter::emit_multi_head_attention(NodeId id) {
+  const ir::Node& node = graph_.node(id);
+  const std::string& y = names_[id][0];
+  std::vector<std::string> inputs{name_of(node.inputs[0]), name_of(node.inputs[1]),
+                                  name_of(node.inputs[2])};
+  if (node.inputs.size() == 4) {
+    const ir::Dims& q = dims(node.inputs[0]);
+    const ir::Dims& k = dims(node.inputs[1]);
+    ir::Dims bias = dims(node.inputs[3]);
+    while (bias.size() < 4) bias.insert(bias.begin(), 1);
+    const ir::Dims wanted{bias[0], bias[1], q[1], k[1]};
+    std::string bias_name = name_of(node.inputs[3]);
+    if (dims(node.inputs[3]) != wanted) {
+      std::string expanded = fresh(y + "_attention_bias");
+      add_node("Expand", {bias_name, ints_initializer(wanted, y + "_bias_shape")}, {expanded});
+      bias_name = expanded;
+    }
+    inputs.insert(inputs.end(), {"", "", bias_name});
+  }
+  NodeProto& mha = add_node("MultiHeadAttention", inputs, {y});
+  mha.set_domain(std::string(kMicrosoftDomain));
+  add_attr(mha, "num_heads", node.attrs.get_int("num_heads"));
+  add_attr(mha, "scale", static_cast<float>(node.attrs.get_float("scale")));
+  uses_microsoft_domain_ = true;
 }
 
 void Exporter::emit_opaque(NodeId id) {

@@ -140,6 +140,9 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
       return {kernels::reduce_mean(*in[0], attrs.get_ints("axes"), out_dims)};
     case OpKind::Attention:
       return {kernels::attention(*in[0], *in[1], *in[2], attrs.get_float("scale"), out_dims)};
+    case OpKind::MultiHeadAttention:
+      return {kernels::multi_head_attention(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr,
+                                            attrs.get_int("num_heads"), attrs.get_float("scale"))};
     case OpKind::Pad:
       return {kernels::pad(*in[0], attrs.get_ints("pads"), out_dims)};
     case OpKind::Opaque:

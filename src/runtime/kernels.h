@@ -65,4 +65,9 @@ Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, const ir::
 Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
                  const ir::Dims& out_dims);
 
+// multi_head_attention_kernel.cpp
+// q (B, S, D), k (B, L, D), v (B, L, Dv), bias (optional) broadcasting to (B, heads, S, L).
+Tensor multi_head_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* bias,
+                            int64_t heads, double scale);
+
 }  // namespace saturate::runtime::kernels

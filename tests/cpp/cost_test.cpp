@@ -353,6 +353,7 @@ TEST(GraphCost, EveryOperatorIsPriced) {
   GraphBuilder b("all");
   ValueRef x = b.input("x", {1, 4, 8, 8});
   ValueRef v = b.input("v", {8, 8});
+  ValueRef h = b.input("h", {2, 4, 8});
   std::vector<ValueRef> values = {
       b.ewadd(v, v),
       b.ewmul(v, v),
@@ -382,6 +383,7 @@ TEST(GraphCost, EveryOperatorIsPriced) {
       b.layernorm(v),
       b.reduce_mean(x, {2, 3}, false),
       b.attention(v, v, v, 2.0),
+      b.apply(OpKind::MultiHeadAttention, {h, h, h}, {{"num_heads", int64_t{2}}, {"scale", 0.5}}),
       b.noop(v, v),
       b.apply(OpKind::Pad, {v}, {{"pads", Dims{1, 0, 0, 1}}}),
       b.apply(OpKind::Opaque, {v},

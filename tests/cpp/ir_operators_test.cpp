@@ -299,6 +299,16 @@ const std::vector<ValidCase>& valid_cases() {
        {f32({2, 3, 5}), f32({5, 7}), f32({7, 2})},
        {},
        {f32({2, 3, 2})}},
+      {"multi_head_attention self",
+       OpKind::MultiHeadAttention,
+       {f32({2, 5, 8}), f32({2, 5, 8}), f32({2, 5, 8})},
+       {{"num_heads", int64_t{2}}, {"scale", 0.5}},
+       {f32({2, 5, 8})}},
+      {"multi_head_attention cross, padding mask",
+       OpKind::MultiHeadAttention,
+       {f32({2, 5, 8}), f32({2, 7, 8}), f32({2, 7, 4}), f32({2, 1, 1, 7})},
+       {{"num_heads", int64_t{4}}, {"scale", 0.5}},
+       {f32({2, 5, 4})}},
       {"pad spatial",
        OpKind::Pad,
        {f32({1, 3, 5, 5})},
@@ -652,6 +662,27 @@ const std::vector<ErrorCase>& error_cases() {
        {{"scale", 0.0}},
        {"attention needs a non-zero scale"}},
 
+      {"multi_head_attention heads",
+       OpKind::MultiHeadAttention,
+       {f32({2, 5, 8}), f32({2, 5, 8}), f32({2, 5, 8})},
+       {{"num_heads", int64_t{3}}, {"scale", 0.5}},
+       {"3 heads do not divide"}},
+      {"multi_head_attention key width",
+       OpKind::MultiHeadAttention,
+       {f32({2, 5, 8}), f32({2, 5, 4}), f32({2, 5, 8})},
+       {{"num_heads", int64_t{2}}, {"scale", 0.5}},
+       {"needs q (B, S, D), k (B, L, D)"}},
+      {"multi_head_attention bias",
+       OpKind::MultiHeadAttention,
+       {f32({2, 5, 8}), f32({2, 5, 8}), f32({2, 5, 8}), f32({2, 1, 3, 5})},
+       {{"num_heads", int64_t{2}}, {"scale", 0.5}},
+       {"does not broadcast to the scores"}},
+      {"multi_head_attention rank",
+       OpKind::MultiHeadAttention,
+       {f32({5, 8}), f32({5, 8}), f32({5, 8})},
+       {{"num_heads", int64_t{2}}, {"scale", 0.5}},
+       {"must have rank 3"}},
+
       {"reduce_mean repeat",
        OpKind::ReduceMean,
        {f32({2, 3, 4})},
@@ -870,7 +901,8 @@ TEST(OpRegistry, CategoriesTheCostModelRelyOn) {
     if (info.category == OpCategory::Contraction) contractions.insert(info.kind);
   }
   EXPECT_EQ(leaves, (std::set<OpKind>{OpKind::Input, OpKind::Weight, OpKind::Constant}));
-  EXPECT_EQ(contractions, (std::set<OpKind>{OpKind::MatMul, OpKind::Conv2d, OpKind::Attention}));
+  EXPECT_EQ(contractions, (std::set<OpKind>{OpKind::MatMul, OpKind::Conv2d, OpKind::Attention,
+                                            OpKind::MultiHeadAttention}));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -123,6 +123,8 @@ OPERATORS: tuple[OpInfo, ...] = (
     OpInfo("reduce_mean", "ReduceMean", 1, 1, ("x",),
            (AttrInfo("axes", INTS), AttrInfo("keepdims", INT, 1))),
     OpInfo("attention", "Attention", 3, 3, ("q", "k", "v"), (AttrInfo("scale", FLOAT, 1.0),)),
+    OpInfo("multi_head_attention", "MultiHeadAttention", 3, 4, ("q", "k", "v", "bias"),
+           (AttrInfo("num_heads", INT), AttrInfo("scale", FLOAT))),
     OpInfo("pad", "Pad", 1, 1, ("x",), (AttrInfo("pads", INTS),)),
     OpInfo("opaque", "Opaque", 0, None, ("inputs",),
            (AttrInfo("op_type", STRING), AttrInfo("domain", STRING, ""),
