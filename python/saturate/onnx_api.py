@@ -63,6 +63,7 @@ def optimize_onnx(
     threads: int = 1,
     latency_runs: int = 20,
     input_shapes: Optional[dict[str, list[int]]] = None,
+    target: str = "onnxruntime",
 ):
     """Optimizes an ONNX model and returns the optimized ``onnx.ModelProto``.
 
@@ -76,7 +77,10 @@ def optimize_onnx(
     timed in ONNX Runtime (``latency_runs`` interleaved runs each, 0 for no check) and the
     original is returned when the optimized one is slower, as ``saturate optimize`` does. The
     report of the run is ``saturate.last_report()``. ``input_shapes`` pins inputs with dynamic
-    dimensions (``{"input_ids": [1, 128]}``), as ``--input-shape`` does.
+    dimensions (``{"input_ids": [1, 128]}``), as ``--input-shape`` does. ``target`` is
+    "onnxruntime" (the output may use ONNX Runtime's com.microsoft kernels, such as
+    MultiHeadAttention, fused by rules/pypm/onnxruntime.py) or "onnx" (standard operators only),
+    as ``--target`` is; ``last_report()["fused_operators"]`` counts the fused operators.
     """
     import onnx
 
@@ -100,6 +104,7 @@ def optimize_onnx(
         # A path's external data (model.onnx.data) lies beside it.
         external_data_dir=(str(pathlib.Path(model).resolve().parent)
                            if isinstance(model, (str, os.PathLike)) else ""),
+        target=target,
     )
     report = dict(report)
     # ONNX Runtime runs the original from its path when there is one: external data resolves

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/deployment_target.h"
 #include "cli/file_checks.h"
 #include "cli/graph_loader.h"
 #include "cli/json_output.h"
@@ -84,6 +85,10 @@ void run_optimize(const OptimizeCommandOptions& given) {
   eqsat::RuleSet rules = options.no_rules
                              ? eqsat::RuleSet{}
                              : load_rule_sets(options.rule_files, options.tensat_multi_files);
+  if (options.target.empty()) options.target = default_target(loaded.onnx != nullptr);
+  // TASO's search applies rule files only; --no-rules means no rules at all.
+  const bool fuse = !options.no_rules && options.search == "eqsat";
+  std::shared_ptr<const pm::Module> fusions = fuse ? target_fusions(options.target) : nullptr;
   std::unique_ptr<cost::CostModel> cost_model = make_cost_model(options.cost);
   const cost::CostModel& model = *cost_model;
   if (options.search == "taso") {
@@ -115,6 +120,10 @@ void run_optimize(const OptimizeCommandOptions& given) {
     settings.extra_rules.push_back(
         [module](eqsat::CycleFilter* filter) { return pm::compile_egraph_rules(module, filter); });
   }
+  if (fusions) {
+    pypm_rules += fusions->rules.size();
+    add_pypm_rules(settings, fusions);
+  }
   settings.backoff_scheduler = options.backoff;
   PendingOutput egraph_json(options.egraph_path);
   PendingOutput egraph_dot(options.egraph_dot_path);
@@ -123,7 +132,8 @@ void run_optimize(const OptimizeCommandOptions& given) {
 
   std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules", graph.name().c_str(),
                graph.num_operators(), rules.size());
-  if (!options.pypm_files.empty()) std::fprintf(stderr, " + %zu PyPM rules", pypm_rules);
+  if (pypm_rules > 0) std::fprintf(stderr, " + %zu PyPM rules", pypm_rules);
+  if (fusions) std::fprintf(stderr, " (target %s)", options.target.c_str());
   std::fprintf(stderr, "\n");
   eqsat::OptimizeResult result = eqsat::optimize(graph, rules, model, settings);
   std::optional<LatencyCheck> latency;
@@ -172,6 +182,8 @@ void run_optimize(const OptimizeCommandOptions& given) {
       {"iteration_limit", settings.iteration_limit},
       {"k_multi", settings.multi_pattern_iterations},
       {"multi_same_class", settings.multi_pattern_same_class},
+      {"target", options.target},
+      {"fused_operators", contrib_operator_counts(result.graph)},
       {"verified", nullptr},
       {"max_abs_error", nullptr}};
   nlohmann::json rule_list = nlohmann::json::array();
@@ -330,6 +342,12 @@ void register_optimize_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   command->add_flag("--no-rules", options->no_rules,
                     "Apply no rule files, not even the shipped library (only --pypm rules)");
+  command
+      ->add_option("--target", options->target,
+                   "Runtime the output is for: onnxruntime may fuse into its com.microsoft "
+                   "kernels (MultiHeadAttention), onnx writes standard operators only (default: "
+                   "onnxruntime for an ONNX input, onnx otherwise)")
+      ->check(CLI::IsMember(kTargets));
   command->add_option("--tensat-multi", options->tensat_multi_files,
                       "TENSAT multi-pattern rule file (repeatable)");
   command

@@ -29,6 +29,7 @@ struct OptimizeCommandOptions {
   std::vector<std::string> tensat_multi_files;
   std::vector<std::string> pypm_files;
   bool no_rules = false;
+  std::string target;  // --target: onnxruntime or onnx; empty: default_target(ONNX input)
   size_t node_limit = 50'000;
   bool node_limit_given = false;  // --node-limit on the command line: the node budget is off
   bool no_budget = false;         // --no-budget: neither the node nor the match budget

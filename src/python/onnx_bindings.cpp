@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/cost_model_options.h"
+#include "cli/deployment_target.h"
 #include "cli/rules_loader.h"
 #include "eqsat/optimizer.h"
 #include "onnx/onnx_export.h"
@@ -27,7 +28,7 @@ void bind_onnx(py::module_& module) {
          size_t iter_limit, size_t k_multi, const std::string& extract, double ilp_time_limit,
          double time_limit, int threads,
          const std::map<std::string, std::vector<int64_t>>& input_shapes,
-         const std::string& external_data_dir) {
+         const std::string& external_data_dir, const std::string& target) {
         const std::string bytes = model_bytes;
         onnx::ImportOptions import_options;
         for (const auto& [name, dims] : input_shapes) import_options.input_shapes[name] = dims;
@@ -40,6 +41,8 @@ void bind_onnx(py::module_& module) {
         cost_options.cache_path = cost_cache;
         cost_options.threads = threads;
         eqsat::RuleSet rule_set = cli::load_rule_sets(rules, {});
+        std::shared_ptr<const pm::Module> fusions = cli::target_fusions(target);
+        if (fusions) cli::add_pypm_rules(options, fusions);
         std::string optimized_bytes;
         nlohmann::ordered_json cost_report;
         eqsat::OptimizeResult result;
@@ -64,6 +67,12 @@ void bind_onnx(py::module_& module) {
         report["extract_seconds"] = result.extract_seconds;
         report["ilp_optimal"] = result.extraction.proven_optimal;
         report["ilp_solver"] = result.extraction.solver;
+        report["target"] = target;
+        py::dict fused;
+        for (const auto& [name, count] : cli::contrib_operator_counts(result.graph)) {
+          fused[py::str(name)] = count;
+        }
+        report["fused_operators"] = fused;
         for (const auto& [key, value] : cost_report.items()) {
           if (value.is_string()) {
             report[py::str(key)] = value.get<std::string>();
@@ -83,7 +92,7 @@ void bind_onnx(py::module_& module) {
       py::arg("extract") = "ilp", py::arg("ilp_time_limit") = 600.0, py::arg("time_limit") = 3600.0,
       py::arg("threads") = 1,
       py::arg("input_shapes") = std::map<std::string, std::vector<int64_t>>{},
-      py::arg("external_data_dir") = "",
+      py::arg("external_data_dir") = "", py::arg("target") = cli::kTargetOnnxruntime,
       "Optimizes a serialized ONNX model: import, equality saturation with the rule files given "
       "(the shipped library when empty), extraction under the cost model, export. Returns "
       "(optimized model bytes, report dict).");

@@ -1,0 +1,238 @@
+"""Fusions into ONNX Runtime's contrib kernels (domain com.microsoft), for `--target onnxruntime`.
+
+Scaled dot-product attention as PyTorch's exporters write it, fused into one
+`MultiHeadAttention` (ONNX Runtime's com.microsoft.MultiHeadAttention):
+
+    Q  = Transpose(Reshape(q, [B, S, N, H]), perm=[0, 2, 1, 3])           q, k, v: (B, S, D)
+    KT = Transpose(Reshape(k, [B, L, N, H]), perm=[0, 2, 3, 1])           (or K transposed)
+    V  = Transpose(Reshape(v, [B, L, N, H]), perm=[0, 2, 1, 3])
+    P  = Softmax(MatMul(Q, KT) * c [+ mask], axis=-1)
+    y  = Reshape(Transpose(MatMul(P, V), perm=[0, 2, 1, 3]), [B, S, D])
+      ->  MultiHeadAttention(q, k, v [, mask], num_heads=N, scale=c)
+
+The spellings covered, one alternate each:
+- the key's transpose: one Transpose (0, 2, 3, 1) (TorchScript, eager attention), a head split
+  then Transpose (0, 1, 3, 2), or the dynamo exporter's Reshape (B*N, L, H) -> Transpose (0, 2, 1)
+  -> Reshape (B, N, H, L);
+- the scale: Mul(scores, c) (eager), Div(scores, c), or sqrt(c) on both sides of the product,
+  Mul(Q, c1) and Mul(KT, c2) (SDPA, both exporters);
+- the mask: none, or an additive bias (B or 1, N or 1, S or 1, L) on either side of the Add;
+- SDPA's guard Where(IsNaN(P), 0, P) after the softmax, with or without it;
+- the head merge: Transpose (0, 2, 1, 3) then Reshape (B, S, D), with or without SDPA's
+  Reshape to the same 4-d shape before the transpose.
+
+Every reshape is checked to be the exact row-major head split (or merge) of the hidden axis,
+so the fused kernel computes what the pattern does. One difference: on a row whose keys are
+all masked with -inf, SDPA's IsNaN guard gives zeros and ONNX Runtime's kernel gives NaN (a
+query that may attend to no key; padding masks mask keys, not queries, so this needs an
+all-padding batch element).
+
+Compile: saturate pm compile rules/pypm/onnxruntime.py -o onnxruntime.pmb (the build does it).
+"""
+import sys
+
+from saturate import pypm
+from saturate.pypm import (Add, Div, MatMul, Mul, MultiHeadAttention, Opaque, Reshape, Softmax,
+                           Transpose, pattern, rule, var)
+
+
+@pattern
+def SplitHeads(x, r):
+    """(B, S, D) -> (B, N, S, H): view as heads, heads before positions."""
+    assert r <= Reshape(x)
+    assert x.shape.rank == 3 and r.shape.rank == 4
+    assert r.shape[0] == x.shape[0] and r.shape[1] == x.shape[1]
+    assert r.shape[2] * r.shape[3] == x.shape[2]
+    return Transpose(r, perm=[0, 2, 1, 3])
+
+
+@pattern
+def KeysTransposed(k, r):
+    """(B, L, D) -> (B, N, H, L) in one transpose."""
+    assert r <= Reshape(k)
+    assert k.shape.rank == 3 and r.shape.rank == 4
+    assert r.shape[0] == k.shape[0] and r.shape[1] == k.shape[1]
+    assert r.shape[2] * r.shape[3] == k.shape[2]
+    return Transpose(r, perm=[0, 2, 3, 1])
+
+
+@pattern
+def KeysTransposed(k, r):  # noqa: F811 - split heads, then swap the last two axes
+    return Transpose(SplitHeads(k, r), perm=[0, 1, 3, 2])
+
+
+@pattern
+def KeysTransposed(k, r):  # noqa: F811 - the dynamo exporter: through (B*N, L, H)
+    heads, flat, t = var(), var(), var()
+    assert t <= Reshape(Transpose(flat, perm=[0, 2, 1]))
+    assert flat <= Reshape(heads)
+    assert heads <= SplitHeads(k, r)
+    assert flat.shape.rank == 3 and t.shape.rank == 4
+    assert flat.shape[0] == heads.shape[0] * heads.shape[1]
+    assert flat.shape[1] == heads.shape[2] and flat.shape[2] == heads.shape[3]
+    assert t.shape[0] == heads.shape[0] and t.shape[1] == heads.shape[1]
+    assert t.shape[2] == heads.shape[3] and t.shape[3] == heads.shape[2]
+    return t
+
+
+@pattern
+def Plus(a, b):
+    return Add(a, b)
+
+
+@pattern
+def Plus(a, b):  # noqa: F811 - the bias first
+    return Add(b, a)
+
+
+@pattern
+def KeySoftmax(x):
+    """Softmax over the keys, the last axis of the 4-d scores (import writes it as 3)."""
+    return Softmax(x, axis=3)
+
+
+@pattern
+def KeySoftmax(x):  # noqa: F811
+    return Softmax(x, axis=-1)
+
+
+@pattern
+def NanGuard(p):
+    """SDPA's Where(IsNaN(p), 0, p) after the softmax (both exporters write it)."""
+    return Opaque(Opaque(p, op_type="IsNaN"), 0.0, p, op_type="Where")
+
+
+@pattern
+def NanGuard(p):  # noqa: F811 - no guard
+    return p
+
+
+@pattern
+def MergeHeads(o, y):
+    """(B, N, S, H) -> (B, S, D)."""
+    assert y <= Reshape(Transpose(o, perm=[0, 2, 1, 3]))
+    assert o.shape.rank == 4 and y.shape.rank == 3
+    assert y.shape[0] == o.shape[0] and y.shape[1] == o.shape[2]
+    assert y.shape[2] == o.shape[1] * o.shape[3]
+    return y
+
+
+@pattern
+def MergeHeads(o, y):  # noqa: F811 - SDPA's reshape to the same 4-d shape first
+    same = var()
+    assert y <= Reshape(Transpose(same, perm=[0, 2, 1, 3]))
+    assert same <= Reshape(o)
+    assert same.shape.rank == 4 and o.shape.rank == 4
+    assert same.shape[0] == o.shape[0] and same.shape[1] == o.shape[1]
+    assert same.shape[2] == o.shape[2] and same.shape[3] == o.shape[3]
+    assert y.shape.rank == 3
+    assert y.shape[0] == o.shape[0] and y.shape[1] == o.shape[2]
+    assert y.shape[2] == o.shape[1] * o.shape[3]
+    return y
+
+
+# Scores times c, with and without a mask.
+@pattern
+def AttentionMulScale(y, q, k, v, qr, kr, vr, c):
+    scores = Mul(MatMul(SplitHeads(q, qr), KeysTransposed(k, kr), activation="none"), c)
+    probs = NanGuard(KeySoftmax(scores))
+    return MergeHeads(MatMul(probs, SplitHeads(v, vr), activation="none"), y)
+
+
+@pattern
+def MaskedAttentionMulScale(y, q, k, v, qr, kr, vr, c, m):
+    scores = Mul(MatMul(SplitHeads(q, qr), KeysTransposed(k, kr), activation="none"), c)
+    probs = NanGuard(KeySoftmax(Plus(scores, m)))
+    return MergeHeads(MatMul(probs, SplitHeads(v, vr), activation="none"), y)
+
+
+# Scores divided by c.
+@pattern
+def AttentionDivScale(y, q, k, v, qr, kr, vr, c):
+    scores = Div(MatMul(SplitHeads(q, qr), KeysTransposed(k, kr), activation="none"), c)
+    probs = NanGuard(KeySoftmax(scores))
+    return MergeHeads(MatMul(probs, SplitHeads(v, vr), activation="none"), y)
+
+
+@pattern
+def MaskedAttentionDivScale(y, q, k, v, qr, kr, vr, c, m):
+    scores = Div(MatMul(SplitHeads(q, qr), KeysTransposed(k, kr), activation="none"), c)
+    probs = NanGuard(KeySoftmax(Plus(scores, m)))
+    return MergeHeads(MatMul(probs, SplitHeads(v, vr), activation="none"), y)
+
+
+# SDPA: each side of the product scaled by sqrt(c).
+@pattern
+def AttentionSplitScale(y, q, k, v, qr, kr, vr, c, c2):
+    scores = MatMul(Mul(SplitHeads(q, qr), c), Mul(KeysTransposed(k, kr), c2), activation="none")
+    probs = NanGuard(KeySoftmax(scores))
+    return MergeHeads(MatMul(probs, SplitHeads(v, vr), activation="none"), y)
+
+
+@pattern
+def MaskedAttentionSplitScale(y, q, k, v, qr, kr, vr, c, c2, m):
+    scores = MatMul(Mul(SplitHeads(q, qr), c), Mul(KeysTransposed(k, kr), c2), activation="none")
+    probs = NanGuard(KeySoftmax(Plus(scores, m)))
+    return MergeHeads(MatMul(probs, SplitHeads(v, vr), activation="none"), y)
+
+
+@rule(AttentionMulScale)
+def fuse_attention_mul_scale(q, k, v, qr, kr, vr, c):
+    assert c.op == "constant" and c.shape.numel == 1
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
+    return MultiHeadAttention(q, k, v, num_heads=qr.shape[2], scale=c.attrs.value)
+
+
+@rule(MaskedAttentionMulScale)
+def fuse_masked_attention_mul_scale(q, k, v, qr, kr, vr, c, m):
+    assert c.op == "constant" and c.shape.numel == 1
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
+    assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
+    assert m.shape[2] in (1, q.shape[1]) and m.shape[3] == k.shape[1]
+    return MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2], scale=c.attrs.value)
+
+
+@rule(AttentionDivScale)
+def fuse_attention_div_scale(q, k, v, qr, kr, vr, c):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
+    return MultiHeadAttention(q, k, v, num_heads=qr.shape[2], scale=1.0 / c.attrs.value)
+
+
+@rule(MaskedAttentionDivScale)
+def fuse_masked_attention_div_scale(q, k, v, qr, kr, vr, c, m):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
+    assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
+    assert m.shape[2] in (1, q.shape[1]) and m.shape[3] == k.shape[1]
+    return MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2], scale=1.0 / c.attrs.value)
+
+
+@rule(AttentionSplitScale)
+def fuse_attention_split_scale(q, k, v, qr, kr, vr, c, c2):
+    assert c.op == "constant" and c.shape.numel == 1
+    assert c2.op == "constant" and c2.shape.numel == 1
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
+    return MultiHeadAttention(q, k, v, num_heads=qr.shape[2],
+                              scale=c.attrs.value * c2.attrs.value)
+
+
+@rule(MaskedAttentionSplitScale)
+def fuse_masked_attention_split_scale(q, k, v, qr, kr, vr, c, c2, m):
+    assert c.op == "constant" and c.shape.numel == 1
+    assert c2.op == "constant" and c2.shape.numel == 1
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
+    assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
+    assert m.shape[2] in (1, q.shape[1]) and m.shape[3] == k.shape[1]
+    return MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2],
+                              scale=c.attrs.value * c2.attrs.value)
+
+
+if __name__ == "__main__":
+    pypm.serialize(sys.argv[1] if len(sys.argv) > 1 else "onnxruntime.pmb")

@@ -1,0 +1,40 @@
+#pragma once
+
+// `--target`: the runtime the optimized ONNX model is written for. With onnxruntime the
+// optimizer may fuse into ONNX Runtime's contrib kernels (com.microsoft), through the shipped
+// PyPM library rules/pypm/onnxruntime.py (compiled by the build); with onnx the output uses
+// standard operators only.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "eqsat/optimizer.h"
+#include "pm/core.h"
+
+namespace saturate::cli {
+
+inline constexpr const char* kTargetOnnxruntime = "onnxruntime";
+inline constexpr const char* kTargetOnnx = "onnx";
+inline const std::vector<std::string> kTargets{kTargetOnnxruntime, kTargetOnnx};
+
+// The target when none is given: onnxruntime for an ONNX input, else onnx (a bundled model or
+// a .sxp graph is not deployed through ONNX Runtime).
+std::string default_target(bool onnx_input);
+
+// The compiled fusion library for ONNX Runtime: $SATURATE_PYPM_DIR/onnxruntime.pmb, or else
+// the build's rules/onnxruntime.pmb.
+std::string onnxruntime_fusions_path();
+
+// The fusions a target adds to the e-graph (none for onnx), loaded and checked; throws
+// saturate::Error naming the file when the library is missing or malformed.
+std::shared_ptr<const pm::Module> target_fusions(const std::string& target);
+
+// How many nodes of each ONNX Runtime contrib operator the graph holds, by IR name (the fusion
+// counts of a report).
+std::map<std::string, size_t> contrib_operator_counts(const ir::Graph& graph);
+
+// Adds a module's rules to equality saturation, non-destructively.
+void add_pypm_rules(eqsat::OptimizeOptions& settings, std::shared_ptr<const pm::Module> module);
+
+}  // namespace saturate::cli

@@ -1,0 +1,188 @@
+"""The ONNX Runtime fusion library (rules/pypm/onnxruntime.py): attention as the exporters write
+it becomes com.microsoft.MultiHeadAttention, checked numerically in the reference interpreter
+(greedy, every spelling) and in ONNX Runtime (in the e-graph, on PyTorch's exports)."""
+import json
+import pathlib
+import sys
+
+import onnx
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+LIBRARY = REPO / "rules" / "pypm" / "onnxruntime.py"
+FIXTURES = REPO / "tests" / "fixtures" / "exporters"
+
+
+@pytest.fixture(scope="module")
+def library(saturate, tmp_path_factory):
+    target = tmp_path_factory.mktemp("pmb") / "onnxruntime.pmb"
+    result = saturate("pm", "compile", LIBRARY, "-o", target)
+    assert result.returncode == 0, result.stderr
+    return target
+
+
+def head_split(name, source, batch, length, heads, size, perm="[0 2 1 3]"):
+    return (f"  (node {name}_r (reshape {source} :shape [{batch} {length} {heads} {size}]))\n"
+            f"  (node {name} (transpose {name}_r :perm {perm}))\n")
+
+
+def attention_graph(spelling, batch=2, queries=6, keys=6, heads=3, size=4, mask=None):
+    """A .sxp graph of one attention as an exporter spells it (see the library's docstring)."""
+    hidden = heads * size
+    text = (f"(graph attention_{spelling}\n"
+            f"  (node q (input :shape [{batch} {queries} {hidden}]))\n"
+            f"  (node k (input :shape [{batch} {keys} {hidden}]))\n"
+            f"  (node v (input :shape [{batch} {keys} {hidden}]))\n")
+    if mask is not None:
+        text += f"  (node m (input :shape [{' '.join(map(str, mask))}]))\n"
+    text += head_split("qh", "q", batch, queries, heads, size)
+    text += head_split("vh", "v", batch, keys, heads, size)
+    if spelling == "dynamo":  # K through (B*N, L, H), then its transpose, back to 4-d
+        text += head_split("kh", "k", batch, keys, heads, size)
+        text += (f"  (node kf (reshape kh :shape [{batch * heads} {keys} {size}]))\n"
+                 f"  (node kft (transpose kf :perm [0 2 1]))\n"
+                 f"  (node kt (reshape kft :shape [{batch} {heads} {size} {keys}]))\n")
+    elif spelling == "swap":  # split heads, then swap the last two axes
+        text += head_split("kh", "k", batch, keys, heads, size)
+        text += "  (node kt (transpose kh :perm [0 1 3 2]))\n"
+    else:
+        text += head_split("kt", "k", batch, keys, heads, size, perm="[0 2 3 1]")
+    if spelling in ("sdpa", "dynamo"):  # sqrt(scale) on each side
+        root = size ** -0.25
+        text += (f"  (node c1 (constant :shape [] :value {root!r}))\n"
+                 f"  (node c2 (constant :shape [] :value {root!r}))\n"
+                 "  (node qs (mul qh c1))\n  (node ks (mul kt c2))\n"
+                 "  (node s (matmul qs ks))\n")
+    elif spelling == "div":
+        text += (f"  (node c (constant :shape [] :value {size ** 0.5!r}))\n"
+                 "  (node p (matmul qh kt))\n  (node s (div p c))\n")
+    else:
+        text += (f"  (node c (constant :shape [] :value {size ** -0.5!r}))\n"
+                 "  (node p (matmul qh kt))\n  (node s (mul p c))\n")
+    scores = "s"
+    if mask is not None:
+        text += "  (node sm (add m s))\n" if spelling == "div" else "  (node sm (add s m))\n"
+        scores = "sm"
+    text += (f"  (node w (softmax {scores} :axis -1))\n"
+             "  (node o (matmul w vh))\n"
+             "  (node ot (transpose o :perm [0 2 1 3]))\n"
+             f"  (node y (reshape ot :shape [{batch} {queries} {hidden}]))\n"
+             "  (output out y)\n)\n")
+    return text
+
+
+SPELLINGS = [
+    ("eager", None),
+    ("eager", (2, 1, 1, 6)),
+    ("div", (1, 1, 6, 6)),
+    ("swap", (2, 3, 6, 6)),
+    ("sdpa", None),
+    ("sdpa", (2, 1, 1, 6)),
+    ("dynamo", (2, 1, 1, 6)),
+]
+
+
+@pytest.mark.parametrize("spelling,mask", SPELLINGS)
+def test_every_spelling_fuses_and_computes_the_same(saturate, library, tmp_path, spelling, mask):
+    graph = tmp_path / "graph.sxp"
+    graph.write_text(attention_graph(spelling, mask=mask))
+    report_path, out = tmp_path / "report.json", tmp_path / "out.sxp"
+    result = saturate("pm", "apply", library, graph, "--verify", "--json", report_path,
+                      "-o", out)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["verified"] is True  # the reference interpreter, float64
+    assert sum(rule["applications"] for rule in report["rules"]) == 1
+    shown = json.loads(saturate("show", out, "--json").stdout)
+    assert shown["op_histogram"].get("multi_head_attention") == 1
+    assert "softmax" not in shown["op_histogram"]
+
+
+def test_cross_attention_with_other_key_length_fuses(saturate, library, tmp_path):
+    graph = tmp_path / "graph.sxp"
+    graph.write_text(attention_graph("eager", queries=5, keys=7, mask=(1, 1, 1, 7)))
+    out = tmp_path / "out.sxp"
+    result = saturate("pm", "apply", library, graph, "--verify", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert "verify: ok" in result.stdout
+    shown = json.loads(saturate("show", out, "--json").stdout)
+    assert shown["op_histogram"].get("multi_head_attention") == 1
+
+
+def test_a_reshape_that_is_not_a_head_split_does_not_fuse(saturate, library, tmp_path):
+    """(B, S, D) viewed as (B, N, S, H) mixes positions into heads: not attention per head."""
+    text = attention_graph("eager").replace(
+        "(node qh_r (reshape q :shape [2 6 3 4]))", "(node qh_r (reshape q :shape [2 3 6 4]))")
+    text = text.replace("(node qh (transpose qh_r :perm [0 2 1 3]))",
+                        "(node qh (transpose qh_r :perm [0 1 2 3]))")
+    graph = tmp_path / "graph.sxp"
+    graph.write_text(text)
+    report_path = tmp_path / "report.json"
+    result = saturate("pm", "apply", library, graph, "--json", report_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert sum(rule["applications"] for rule in report["rules"]) == 0
+
+
+def softmax_count(path):
+    return sum(node.op_type == "Softmax" for node in onnx.load(str(path)).graph.node)
+
+
+# The transformer exports whose attention the library fuses, every layer (see the table in
+# docs/ONNX_RUNTIME.md for the others and why).
+FUSED = ["bert_eager.torchscript.onnx", "bert_sdpa.torchscript.onnx", "bert.dynamo.onnx",
+         "distilbert.torchscript.onnx", "distilbert.dynamo.onnx"]
+
+
+@pytest.mark.parametrize("name", FUSED)
+def test_exported_attention_fuses_in_the_egraph_and_verifies(saturate, tmp_path, name):
+    source = FIXTURES / name
+    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
+    result = saturate("optimize", source, "-o", out, "--verify", "--cost", "analytic",
+                      "--json", report_path, timeout=600)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["target"] == "onnxruntime"
+    assert report["verified"] is True and report["verify_runtime"] == "onnxruntime"
+    layers = softmax_count(source)
+    assert layers > 0
+    assert report["fused_operators"] == {"multi_head_attention": layers}
+    model = onnx.load(str(out))
+    fused = [n for n in model.graph.node if n.op_type == "MultiHeadAttention"]
+    assert len(fused) == layers and all(n.domain == "com.microsoft" for n in fused)
+    assert {"com.microsoft"} <= {o.domain for o in model.opset_import}
+    assert softmax_count(out) == 0
+
+
+def test_target_onnx_writes_standard_operators_only(saturate, tmp_path):
+    source = FIXTURES / "bert_eager.torchscript.onnx"
+    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
+    result = saturate("optimize", source, "-o", out, "--cost", "analytic", "--target", "onnx",
+                      "--json", report_path, timeout=600)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["target"] == "onnx" and report["fused_operators"] == {}
+    model = onnx.load(str(out))
+    assert all(node.domain in ("", "ai.onnx") for node in model.graph.node)
+    assert softmax_count(out) == softmax_count(source)
+
+
+def test_an_unknown_target_is_refused(saturate):
+    result = saturate("optimize", FIXTURES / "bert_eager.torchscript.onnx", "--target", "tensorrt")
+    assert result.returncode != 0
+    assert "--target" in result.stderr
+
+
+def test_the_python_api_takes_the_target():
+    sys.path.insert(0, str(REPO / "python"))  # the package is not installed (issue 16)
+    import saturate
+
+    if not saturate.HAVE_EXTENSION:  # a sanitizer-only build has no extension
+        pytest.skip(f"the C++ extension is not built: {saturate.EXTENSION_ERROR}")
+    source = FIXTURES / "distilbert.torchscript.onnx"
+    fused = saturate.optimize(str(source), cost="analytic", target="onnxruntime")
+    assert saturate.last_report()["fused_operators"] == {"multi_head_attention": 2}
+    assert sum(n.op_type == "MultiHeadAttention" for n in fused.graph.node) == 2
+    plain = saturate.optimize(str(source), cost="analytic", target="onnx")
+    assert saturate.last_report()["fused_operators"] == {}
+    assert not any(n.op_type == "MultiHeadAttention" for n in plain.graph.node)
