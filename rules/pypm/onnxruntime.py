@@ -18,8 +18,11 @@ The spellings covered, one alternate each:
   Mul(Q, c1) and Mul(KT, c2) (SDPA, both exporters);
 - the mask: none, or an additive bias (B or 1, N or 1, S or 1, L) on either side of the Add;
 - SDPA's guard Where(IsNaN(P), 0, P) after the softmax, with or without it;
-- the head merge: Transpose (0, 2, 1, 3) then Reshape (B, S, D), with or without SDPA's
-  Reshape to the same 4-d shape before the transpose.
+- the head merge: Transpose (0, 2, 1, 3) then Reshape (B, S, D) or (B*S, D), with or without
+  SDPA's Reshape to the same 4-d shape before the transpose.
+
+The replacement is the fused output reshaped to the matched value's shape (export writes no
+node for a reshape to the same shape).
 
 Every reshape is checked to be the exact row-major head split (or merge) of the hidden axis,
 so the fused kernel computes what the pattern does. One difference: on a row whose keys are
@@ -109,11 +112,11 @@ def NanGuard(p):  # noqa: F811 - no guard
 
 @pattern
 def MergeHeads(o, y):
-    """(B, N, S, H) -> (B, S, D)."""
+    """(B, N, S, H) -> positions by hidden features: (B, S, D), or (B*S, D) before a Gemm-like
+    product (GPT-2's dynamo export). Any reshape whose last axis is D keeps each position's
+    row whole, so it is the fused output reshaped to y's shape."""
     assert y <= Reshape(Transpose(o, perm=[0, 2, 1, 3]))
-    assert o.shape.rank == 4 and y.shape.rank == 3
-    assert y.shape[0] == o.shape[0] and y.shape[1] == o.shape[2]
-    assert y.shape[2] == o.shape[1] * o.shape[3]
+    assert o.shape.rank == 4 and y.shape[-1] == o.shape[1] * o.shape[3]
     return y
 
 
@@ -125,9 +128,7 @@ def MergeHeads(o, y):  # noqa: F811 - SDPA's reshape to the same 4-d shape first
     assert same.shape.rank == 4 and o.shape.rank == 4
     assert same.shape[0] == o.shape[0] and same.shape[1] == o.shape[1]
     assert same.shape[2] == o.shape[2] and same.shape[3] == o.shape[3]
-    assert y.shape.rank == 3
-    assert y.shape[0] == o.shape[0] and y.shape[1] == o.shape[2]
-    assert y.shape[2] == o.shape[1] * o.shape[3]
+    assert y.shape[-1] == o.shape[1] * o.shape[3]
     return y
 
 
@@ -177,61 +178,67 @@ def MaskedAttentionSplitScale(y, q, k, v, qr, kr, vr, c, c2, m):
 
 
 @rule(AttentionMulScale)
-def fuse_attention_mul_scale(q, k, v, qr, kr, vr, c):
+def fuse_attention_mul_scale(y, q, k, v, qr, kr, vr, c):
     assert c.op == "constant" and c.shape.numel == 1
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
-    return MultiHeadAttention(q, k, v, num_heads=qr.shape[2], scale=c.attrs.value)
+    fused = MultiHeadAttention(q, k, v, num_heads=qr.shape[2], scale=c.attrs.value)
+    return Reshape(fused, shape=y.shape)
 
 
 @rule(MaskedAttentionMulScale)
-def fuse_masked_attention_mul_scale(q, k, v, qr, kr, vr, c, m):
+def fuse_masked_attention_mul_scale(y, q, k, v, qr, kr, vr, c, m):
     assert c.op == "constant" and c.shape.numel == 1
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
     assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
     assert m.shape[2] in (1, q.shape[1]) and m.shape[3] == k.shape[1]
-    return MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2], scale=c.attrs.value)
+    fused = MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2], scale=c.attrs.value)
+    return Reshape(fused, shape=y.shape)
 
 
 @rule(AttentionDivScale)
-def fuse_attention_div_scale(q, k, v, qr, kr, vr, c):
+def fuse_attention_div_scale(y, q, k, v, qr, kr, vr, c):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
-    return MultiHeadAttention(q, k, v, num_heads=qr.shape[2], scale=1.0 / c.attrs.value)
+    fused = MultiHeadAttention(q, k, v, num_heads=qr.shape[2], scale=1.0 / c.attrs.value)
+    return Reshape(fused, shape=y.shape)
 
 
 @rule(MaskedAttentionDivScale)
-def fuse_masked_attention_div_scale(q, k, v, qr, kr, vr, c, m):
+def fuse_masked_attention_div_scale(y, q, k, v, qr, kr, vr, c, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
     assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
     assert m.shape[2] in (1, q.shape[1]) and m.shape[3] == k.shape[1]
-    return MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2], scale=1.0 / c.attrs.value)
+    fused = MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2], scale=1.0 / c.attrs.value)
+    return Reshape(fused, shape=y.shape)
 
 
 @rule(AttentionSplitScale)
-def fuse_attention_split_scale(q, k, v, qr, kr, vr, c, c2):
+def fuse_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2):
     assert c.op == "constant" and c.shape.numel == 1
     assert c2.op == "constant" and c2.shape.numel == 1
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
-    return MultiHeadAttention(q, k, v, num_heads=qr.shape[2],
+    fused = MultiHeadAttention(q, k, v, num_heads=qr.shape[2],
                               scale=c.attrs.value * c2.attrs.value)
+    return Reshape(fused, shape=y.shape)
 
 
 @rule(MaskedAttentionSplitScale)
-def fuse_masked_attention_split_scale(q, k, v, qr, kr, vr, c, c2, m):
+def fuse_masked_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2, m):
     assert c.op == "constant" and c.shape.numel == 1
     assert c2.op == "constant" and c2.shape.numel == 1
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
     assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
     assert m.shape[2] in (1, q.shape[1]) and m.shape[3] == k.shape[1]
-    return MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2],
+    fused = MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2],
                               scale=c.attrs.value * c2.attrs.value)
+    return Reshape(fused, shape=y.shape)
 
 
 if __name__ == "__main__":

@@ -101,8 +101,14 @@ class Exporter {
     ValueRef v = resolve(value);
     return names_.at(v.node).at(v.output);
   }
+  // A node that writes nothing: noop, and a reshape to its input's own shape (fusions that
+  // keep a value's shape, and SDPA's reshapes to the same 4-d shape, leave them).
+  bool is_alias(const ir::Node& node) const {
+    return node.op == OpKind::Noop ||
+           (node.op == OpKind::Reshape && node.outputs[0].dims == dims(node.inputs[0]));
+  }
   ValueRef resolve(ValueRef value) const {
-    while (graph_.node(value.node).op == OpKind::Noop) value = graph_.node(value.node).inputs[0];
+    while (is_alias(graph_.node(value.node))) value = graph_.node(value.node).inputs[0];
     return value;
   }
   const ir::Dims& dims(ValueRef value) const { return graph_.type(value).dims; }
@@ -271,6 +277,7 @@ void Exporter::analyse() {
       case OpKind::Noop:  // an alias, resolved away
         break;
       default: {
+        if (is_alias(node)) break;
         bool all = !node.inputs.empty();
         for (ValueRef input : node.inputs) all = all && known_[resolve(input).node];
         known_[id] = all;
@@ -448,7 +455,7 @@ void Exporter::emit_initializer(NodeId id) {
 
 void Exporter::emit(NodeId id) {
   const ir::Node& node = graph_.node(id);
-  if (node.op == OpKind::Input || node.op == OpKind::Noop) return;
+  if (node.op == OpKind::Input || is_alias(node)) return;
   if (known_[id]) {
     if (materialized_[id]) emit_initializer(id);
     return;

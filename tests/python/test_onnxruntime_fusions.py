@@ -131,7 +131,8 @@ def softmax_count(path):
 # The transformer exports whose attention the library fuses, every layer (see the table in
 # docs/ONNX_RUNTIME.md for the others and why).
 FUSED = ["bert_eager.torchscript.onnx", "bert_sdpa.torchscript.onnx", "bert.dynamo.onnx",
-         "distilbert.torchscript.onnx", "distilbert.dynamo.onnx"]
+         "distilbert.torchscript.onnx", "distilbert.dynamo.onnx", "gpt2.torchscript.onnx",
+         "gpt2.dynamo.onnx"]
 
 
 @pytest.mark.parametrize("name", FUSED)
