@@ -230,7 +230,8 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
 Roofline AnalyticCostModel::roofline(const OpConfig& config) const {
   // A split launches nothing: its parts are views that consumers read in place (TASO prices it
   // at zero too, which is what makes merging operators that share an input pay off).
-  if (ir::op_info(config.op).is_leaf() || config.op == OpKind::Noop || config.op == OpKind::Split) {
+  if (ir::op_info(config.op).is_leaf() || config.op == OpKind::Noop || config.op == OpKind::Split ||
+      is_identity_reshape(config)) {
     return {};
   }
   OpWork w = work(config);

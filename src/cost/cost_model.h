@@ -38,6 +38,12 @@ struct OwnedOpConfig {
 // reports can name what they priced.
 std::string describe(const OpConfig& config);
 
+// A reshape to its input's own shape: export writes no node for it, so it costs nothing.
+inline bool is_identity_reshape(const OpConfig& config) {
+  return config.op == ir::OpKind::Reshape && config.inputs.size() == 1 &&
+         config.outputs.size() == 1 && config.inputs[0].dims == config.outputs[0].dims;
+}
+
 // Prices one operator configuration in milliseconds of run time.
 class CostModel {
  public:

@@ -40,6 +40,10 @@ void MeasuredCostModel::prepare(const std::vector<OwnedOpConfig>& configs) const
     const OpConfig view = config.view();
     std::string key = cache_key(view);
     if (costs_.contains(key) || pending.contains(key)) continue;
+    if (is_identity_reshape(view)) {  // nothing to time
+      costs_.emplace(key, 0.0);
+      continue;
+    }
     if (!timer_->supports(view)) {
       costs_.emplace(key, fallback_->op_cost(view));
       ++stats_.fallbacks;
