@@ -241,5 +241,56 @@ def fuse_masked_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2, m):
     return Reshape(fused, shape=y.shape)
 
 
+# Attention on head tensors computed in 4-d (B, N, S, H): a Llama-style decoder applies its
+# rotary embedding to the split heads and expands grouped keys and values to all heads. The
+# replacement merges each head tensor back into (B, S, D) (a transpose and a reshape) for the
+# fused kernel; the cost model weighs those copies against the kernels the fusion saves.
+# Self-attention only (S = L, one head size): every merge then has y's shape (B, S, D).
+@pattern
+def MaskedHeadAttentionSplitScale(y, qh, kt, vh, c, c2, m):
+    scores = MatMul(Mul(qh, c), Mul(kt, c2), activation="none")
+    probs = NanGuard(KeySoftmax(Plus(scores, m)))
+    return MergeHeads(MatMul(probs, vh, activation="none"), y)
+
+
+@pattern
+def MaskedHeadAttentionMulScale(y, qh, kt, vh, c, m):
+    scores = Mul(MatMul(qh, kt, activation="none"), c)
+    probs = NanGuard(KeySoftmax(Plus(scores, m)))
+    return MergeHeads(MatMul(probs, vh, activation="none"), y)
+
+
+@rule(MaskedHeadAttentionSplitScale)
+def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
+    assert c.op == "constant" and c.shape.numel == 1
+    assert c2.op == "constant" and c2.shape.numel == 1
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
+    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
+    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
+    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
+    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
+    k = Reshape(Transpose(kt, perm=[0, 3, 1, 2]), shape=y.shape)
+    v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=y.shape)
+    return MultiHeadAttention(q, k, v, m, num_heads=qh.shape[1],
+                              scale=c.attrs.value * c2.attrs.value)
+
+
+@rule(MaskedHeadAttentionMulScale)
+def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
+    assert c.op == "constant" and c.shape.numel == 1
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
+    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
+    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
+    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
+    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
+    k = Reshape(Transpose(kt, perm=[0, 3, 1, 2]), shape=y.shape)
+    v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=y.shape)
+    return MultiHeadAttention(q, k, v, m, num_heads=qh.shape[1], scale=c.attrs.value)
+
+
 if __name__ == "__main__":
     pypm.serialize(sys.argv[1] if len(sys.argv) > 1 else "onnxruntime.pmb")

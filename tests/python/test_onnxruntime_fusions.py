@@ -109,6 +109,42 @@ def test_cross_attention_with_other_key_length_fuses(saturate, library, tmp_path
     assert shown["op_histogram"].get("multi_head_attention") == 1
 
 
+HEADS = """(graph heads
+  (node a (input :shape [2 3 6 4]))
+  (node b (input :shape [2 3 4 6]))
+  (node c (input :shape [2 3 6 4]))
+  (node m (input :shape [1 1 6 6]))
+  (node qh (tanh a))
+  (node kt (tanh b))
+  (node vh (tanh c))
+  (node c1 (constant :shape [] :value 0.7071))
+  (node c2 (constant :shape [] :value 0.7071))
+  (node qs (mul qh c1))
+  (node ks (mul kt c2))
+  (node s (matmul qs ks))
+  (node sm (add s m))
+  (node w (softmax sm :axis 3))
+  (node o (matmul w vh))
+  (node ot (transpose o :perm [0 2 1 3]))
+  (node y (reshape ot :shape [2 6 12]))
+  (output out y)
+)
+"""
+
+
+def test_attention_on_computed_head_tensors_fuses(saturate, library, tmp_path):
+    """Heads computed in 4-d (a decoder's rotary embedding, expanded grouped keys): merged back
+    into (B, S, D) for the fused kernel."""
+    graph = tmp_path / "graph.sxp"
+    graph.write_text(HEADS)
+    out = tmp_path / "out.sxp"
+    result = saturate("pm", "apply", library, graph, "--verify", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert "verify: ok" in result.stdout
+    shown = json.loads(saturate("show", out, "--json").stdout)
+    assert shown["op_histogram"].get("multi_head_attention") == 1
+
+
 def test_a_reshape_that_is_not_a_head_split_does_not_fuse(saturate, library, tmp_path):
     """(B, S, D) viewed as (B, N, S, H) mixes positions into heads: not attention per head."""
     text = attention_graph("eager").replace(
@@ -132,7 +168,7 @@ def softmax_count(path):
 # docs/ONNX_RUNTIME.md for the others and why).
 FUSED = ["bert_eager.torchscript.onnx", "bert_sdpa.torchscript.onnx", "bert.dynamo.onnx",
          "distilbert.torchscript.onnx", "distilbert.dynamo.onnx", "gpt2.torchscript.onnx",
-         "gpt2.dynamo.onnx"]
+         "gpt2.dynamo.onnx", "llama.torchscript.onnx", "llama.dynamo.onnx"]
 
 
 @pytest.mark.parametrize("name", FUSED)
