@@ -287,8 +287,17 @@ void write_outputs_and_summary(const OptimizeCommandOptions& options, const ir::
         throw Error("cannot write '" + options.output_path +
                     "': exporting to ONNX needs the weights of an ONNX model");
       }
-      onnx::write_onnx(optimized, *options.onnx_source, options.output_path,
-                       external_data_mode(options.external_data));
+      const bool kept_original = report.contains("kept_original") &&
+                                 report["kept_original"].is_boolean() &&
+                                 report["kept_original"].get<bool>();
+      if (kept_original && options.onnx_source->external_tensors == 0) {
+        // The input's own bytes: a re-export of the imported IR is not the model the user had
+        // (folded shape arithmetic, renamed values) and need not run as fast.
+        write_file_atomically(options.output_path, read_file(options.graph));
+      } else {
+        onnx::write_onnx(optimized, *options.onnx_source, options.output_path,
+                         external_data_mode(options.external_data));
+      }
     } else {
       write_file_atomically(options.output_path, ir::write_text(optimized));
     }

@@ -370,6 +370,7 @@ def test_latency_check_keeps_the_faster_model(saturate, tmp_path):
         assert report["kept_original"] is True
         assert report["optimized_cost"] == report["original_cost"]
         assert op_types(onnx.load(output)) == op_types(model)
+        assert output.read_bytes() == source.read_bytes()  # the input's own bytes
     feeds = random_feeds(model)
     expected, got = run_ort(source, feeds), run_ort(output, feeds)
     for name in expected:
