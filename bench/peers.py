@@ -60,7 +60,6 @@ import gc
 import json
 import os
 import pathlib
-import platform
 import shlex
 import subprocess
 import sys
@@ -71,6 +70,9 @@ import numpy as np
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
+
+from real_exports import error_text, host_info, timed  # noqa: E402 (bench/ is on the path)
+from saturate.onnx_check import _graphs  # noqa: E402
 
 PEERS = ["onnxsim", "onnxslim", "onnxoptimizer", "ort_transformers"]
 TOOLS = PEERS + ["saturate"]
@@ -188,25 +190,6 @@ def tool_main(argv):
 # Helpers
 # --------------------------------------------------------------------------
 
-def timed(cmd, timeout, cwd=None):
-    """Runs cmd; returns (returncode or None on timeout, stdout, stderr, wall seconds)."""
-    start = time.perf_counter()
-    try:
-        p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
-                           timeout=timeout, cwd=cwd)
-        return p.returncode, p.stdout, p.stderr, time.perf_counter() - start
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        return None, out, err + f"\ntimed out after {timeout} s", time.perf_counter() - start
-
-
-def error_text(returncode, stdout, stderr, limit=4000):
-    text = stderr.strip() or stdout.strip()
-    status = "timeout" if returncode is None else f"exit status {returncode}"
-    return f"{status}: {text[-limit:]}"
-
-
 def one_line(text, limit=300):
     return " ".join(str(text).split())[:limit]
 
@@ -219,40 +202,13 @@ def _version(module):
 
 
 def machine(binary):
-    info = {"platform": platform.platform(), "python": platform.python_version(),
-            "cpus": os.cpu_count()}
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                info["cpu"] = line.split(":", 1)[1].strip()
-                break
-        for line in pathlib.Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                info["memory_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
-    except OSError:
-        pass
+    info = host_info()
     for module in ("onnxruntime", "onnx", "onnxsim", "onnxslim", "onnxoptimizer", "numpy"):
         info[module] = _version(module)
-    git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                         capture_output=True, text=True)
-    info["commit"] = git.stdout.strip() or None
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                           capture_output=True, text=True)
-    info["dirty"] = bool(dirty.stdout.strip())
     if binary is not None and pathlib.Path(binary).exists():
         version = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
         info["saturate"] = version.stdout.strip() or None
     return info
-
-
-def _graphs(graph):
-    yield graph
-    for node in graph.node:
-        for attribute in node.attribute:
-            if attribute.HasField("g"):
-                yield from _graphs(attribute.g)
-            for subgraph in attribute.graphs:
-                yield from _graphs(subgraph)
 
 
 def op_counts(path):

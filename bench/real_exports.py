@@ -81,7 +81,8 @@ def error_text(returncode, stdout, stderr, limit=4000):
     return f"{status}: {text[-limit:]}"
 
 
-def machine(binary):
+def host_info():
+    """The machine and the checkout: platform, CPU model and count, memory, commit, dirty."""
     info = {"platform": platform.platform(), "python": platform.python_version(),
             "cpus": os.cpu_count()}
     try:
@@ -94,18 +95,23 @@ def machine(binary):
                 info["memory_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
     except OSError:
         pass
-    try:
-        import onnxruntime as ort
-        info["onnxruntime"] = ort.__version__
-    except Exception:  # noqa: BLE001
-        pass
-    info["numpy"] = np.__version__
     git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                          capture_output=True, text=True)
     info["commit"] = git.stdout.strip() or None
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
                            capture_output=True, text=True)
     info["dirty"] = bool(dirty.stdout.strip())
+    return info
+
+
+def machine(binary):
+    info = host_info()
+    try:
+        import onnxruntime as ort
+        info["onnxruntime"] = ort.__version__
+    except Exception:  # noqa: BLE001
+        pass
+    info["numpy"] = np.__version__
     version = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
     info["saturate"] = version.stdout.strip() or None
     return info
