@@ -179,7 +179,7 @@ def MaskedAttentionSplitScale(y, q, k, v, qr, kr, vr, c, c2, m):
 
 @rule(AttentionMulScale)
 def fuse_attention_mul_scale(y, q, k, v, qr, kr, vr, c):
-    assert c.op == "constant" and c.shape.numel == 1
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
     fused = MultiHeadAttention(q, k, v, num_heads=qr.shape[2], scale=c.attrs.value)
@@ -188,7 +188,7 @@ def fuse_attention_mul_scale(y, q, k, v, qr, kr, vr, c):
 
 @rule(MaskedAttentionMulScale)
 def fuse_masked_attention_mul_scale(y, q, k, v, qr, kr, vr, c, m):
-    assert c.op == "constant" and c.shape.numel == 1
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
     assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
@@ -219,8 +219,8 @@ def fuse_masked_attention_div_scale(y, q, k, v, qr, kr, vr, c, m):
 
 @rule(AttentionSplitScale)
 def fuse_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2):
-    assert c.op == "constant" and c.shape.numel == 1
-    assert c2.op == "constant" and c2.shape.numel == 1
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
     fused = MultiHeadAttention(q, k, v, num_heads=qr.shape[2],
@@ -230,8 +230,8 @@ def fuse_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2):
 
 @rule(MaskedAttentionSplitScale)
 def fuse_masked_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2, m):
-    assert c.op == "constant" and c.shape.numel == 1
-    assert c2.op == "constant" and c2.shape.numel == 1
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
     assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
     assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
     assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
@@ -246,6 +246,7 @@ def fuse_masked_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2, m):
 # replacement merges each head tensor back into (B, S, D) (a transpose and a reshape) for the
 # fused kernel; the cost model weighs those copies against the kernels the fusion saves.
 # Self-attention only (S = L, one head size): every merge then has y's shape (B, S, D).
+# A scale of 0 is refused everywhere: ONNX Runtime reads scale 0 as "1 / sqrt(head size)".
 @pattern
 def MaskedHeadAttentionSplitScale(y, qh, kt, vh, c, c2, m):
     scores = MatMul(Mul(qh, c), Mul(kt, c2), activation="none")
@@ -262,9 +263,10 @@ def MaskedHeadAttentionMulScale(y, qh, kt, vh, c, m):
 
 @rule(MaskedHeadAttentionSplitScale)
 def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
-    assert c.op == "constant" and c.shape.numel == 1
-    assert c2.op == "constant" and c2.shape.numel == 1
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
     assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
     assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
@@ -279,8 +281,9 @@ def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
 
 @rule(MaskedHeadAttentionMulScale)
 def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
-    assert c.op == "constant" and c.shape.numel == 1
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
     assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
     assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]

@@ -145,6 +145,18 @@ def test_attention_on_computed_head_tensors_fuses(saturate, library, tmp_path):
     assert shown["op_histogram"].get("multi_head_attention") == 1
 
 
+def test_computed_heads_merged_to_another_layout_do_not_fuse(saturate, library, tmp_path):
+    """(B, N, S, H) merged into an (S, B, D)-shaped value is not the fused kernel's (B, S, D)
+    layout with batch and sequence renamed: the rule must refuse it."""
+    graph = tmp_path / "graph.sxp"
+    graph.write_text(HEADS.replace("(reshape ot :shape [2 6 12])", "(reshape ot :shape [6 2 12])"))
+    report_path = tmp_path / "report.json"
+    result = saturate("pm", "apply", library, graph, "--json", report_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert sum(rule["applications"] for rule in report["rules"]) == 0
+
+
 def test_a_reshape_that_is_not_a_head_split_does_not_fuse(saturate, library, tmp_path):
     """(B, S, D) viewed as (B, N, S, H) mixes positions into heads: not attention per head."""
     text = attention_graph("eager").replace(
