@@ -117,8 +117,7 @@ void run_optimize(const OptimizeCommandOptions& given) {
     auto module = std::make_shared<const pm::Module>(pm::load_pmb(path));
     check_rule_names(*module, path);
     pypm_rules += module->rules.size();
-    settings.extra_rules.push_back(
-        [module](eqsat::CycleFilter* filter) { return pm::compile_egraph_rules(module, filter); });
+    add_pypm_rules(settings, module);
   }
   if (fusions) {
     pypm_rules += fusions->rules.size();
