@@ -5,21 +5,28 @@ as Python functions, compiled to ``.pmb`` files that the C++ back end loads (doc
 It imports without any compiled extension.
 
 Everything else comes from the C++ extension ``saturate._saturate`` (pybind11), which the
-CMake build writes to ``<build>/python/saturate/``: graphs (``Graph``, ``model``, ``load``,
+CMake build writes to ``<build>/python/saturate/`` (or, installed with ``pip install .``, into
+this package): graphs (``Graph``, ``model``, ``load``,
 ``parse_text``), ``optimize`` (equality saturation, of a ``Graph`` or an ONNX model; with
 ``verify=True`` a mismatch raises ``VerificationError``, a ``SaturateError``), ``compare``
-(reference interpreter) and PyPM rewriting in process (``apply_rules``, ``explain``). The build
-folder is ``$SATURATE_BUILD_DIR``, else ``build/`` beside this package's source tree.
+(reference interpreter) and PyPM rewriting in process (``apply_rules``, ``explain``). In a source
+checkout the build folder is ``$SATURATE_BUILD_DIR``, else ``build/`` beside this package's source
+tree.
 """
 import os as _os
 import pathlib as _pathlib
 
+from . import _installed
 from . import pypm
 
-_build = _pathlib.Path(
-    _os.environ.get("SATURATE_BUILD_DIR", _pathlib.Path(__file__).resolve().parents[2] / "build")
-)
-__path__.append(str(_build / "python" / "saturate"))  # where CMake writes the extension
+if _installed.is_installed():
+    # The extension sits in this package; point its C++ side at the installed rules and helpers.
+    _os.environ.update(_installed.environment())
+else:
+    _build = _pathlib.Path(
+        _os.environ.get("SATURATE_BUILD_DIR", _pathlib.Path(__file__).resolve().parents[2] / "build")
+    )
+    __path__.append(str(_build / "python" / "saturate"))  # where CMake writes the extension
 
 try:
     from ._saturate import (  # noqa: F401

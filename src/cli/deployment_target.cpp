@@ -1,6 +1,5 @@
 #include "cli/deployment_target.h"
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "cli/name_checks.h"
@@ -8,6 +7,7 @@
 #include "pm/egraph_rules.h"
 #include "pm/format_reader.h"
 #include "support/error.h"
+#include "support/shipped_files.h"
 
 namespace saturate::cli {
 
@@ -16,10 +16,7 @@ std::string default_target(bool onnx_input) {
 }
 
 std::string onnxruntime_fusions_path() {
-  if (const char* dir = std::getenv("SATURATE_PYPM_DIR"); dir != nullptr && *dir != '\0') {
-    return (std::filesystem::path(dir) / "onnxruntime.pmb").string();
-  }
-  return SATURATE_DEFAULT_PYPM_DIR "/onnxruntime.pmb";
+  return (std::filesystem::path(shipped_pypm_dir()) / "onnxruntime.pmb").string();
 }
 
 std::shared_ptr<const pm::Module> target_fusions(const std::string& target) {

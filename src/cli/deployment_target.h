@@ -22,8 +22,8 @@ inline const std::vector<std::string> kTargets{kTargetOnnxruntime, kTargetOnnx};
 // a .sxp graph is not deployed through ONNX Runtime).
 std::string default_target(bool onnx_input);
 
-// The compiled fusion library for ONNX Runtime: $SATURATE_PYPM_DIR/onnxruntime.pmb, or else
-// the build's rules/onnxruntime.pmb.
+// The compiled fusion library for ONNX Runtime: onnxruntime.pmb in shipped_pypm_dir()
+// ($SATURATE_PYPM_DIR, the install prefix's, else the build's rules/).
 std::string onnxruntime_fusions_path();
 
 // The fusions a target adds to the e-graph (none for onnx), loaded and checked; throws

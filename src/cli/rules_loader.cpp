@@ -1,19 +1,16 @@
 #include "cli/rules_loader.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 
 #include "cli/name_checks.h"
 #include "support/error.h"
+#include "support/shipped_files.h"
 
 namespace saturate::cli {
 
 std::string default_rules_dir() {
-  if (const char* dir = std::getenv("SATURATE_RULES_DIR"); dir != nullptr && *dir != '\0') {
-    return dir;
-  }
-  return SATURATE_DEFAULT_RULES_DIR;
+  return shipped_rules_dir();
 }
 
 eqsat::RuleSet load_rule_sets(const std::vector<std::string>& rule_files,

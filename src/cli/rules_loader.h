@@ -7,8 +7,8 @@
 
 namespace saturate::cli {
 
-// The rule library shipped with Saturate: every .rules file in $SATURATE_RULES_DIR, or else in
-// the source tree's rules/ folder.
+// The rule library shipped with Saturate: every .rules file in shipped_rules_dir()
+// ($SATURATE_RULES_DIR, the install prefix's, else the source tree's rules/).
 std::string default_rules_dir();
 
 // Rule files named by the user (Saturate's format or TENSAT's single-pattern files) and TENSAT

@@ -2,15 +2,20 @@
 
 #include <cstdlib>
 
+#include "support/shipped_files.h"
+
 namespace saturate {
 
 std::string python_executable() {
-  const char* python = std::getenv("PYTHON");
-  return python != nullptr && *python != '\0' ? python : "python3";
+  for (const char* variable : {"SATURATE_PYTHON", "PYTHON"}) {
+    const char* python = std::getenv(variable);
+    if (python != nullptr && *python != '\0') return python;
+  }
+  return "python3";
 }
 
 std::string python_package_dir() {
-  return SATURATE_PYTHON_DIR;
+  return shipped_python_dir();
 }
 
 std::string python_path_environment_entry() {

@@ -20,6 +20,12 @@ def saturate_binary() -> pathlib.Path:
 
 
 @pytest.fixture(scope="session")
+def saturate_build_dir() -> pathlib.Path:
+    """The CMake build folder the tested program comes from (bin/saturate's grandparent)."""
+    return saturate_binary().resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
 def saturate():
     """Runs the saturate CLI and returns the CompletedProcess (text mode, never raises)."""
     binary = saturate_binary()
