@@ -4,14 +4,12 @@ tests/fixtures/exporters/export_models.py): every one imports, optimizes, export
 onnx.checker, runs in ONNX Runtime and computes the original's outputs."""
 import json
 import pathlib
-import sys
 
 import numpy as np
 import onnx
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "python"))  # the package is not installed (issue 16)
 
 from saturate import onnx_check  # noqa: E402
 

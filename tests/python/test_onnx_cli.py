@@ -1,7 +1,6 @@
 """saturate optimize on ONNX files: import, optimize, export, and ONNX Runtime agrees."""
 import json
 import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "python"))  # the package is not installed (issue 16)
 from saturate import onnx_check  # noqa: E402
 
 OPSET = 17

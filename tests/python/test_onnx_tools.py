@@ -12,7 +12,6 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "python"))
 
 from saturate import onnx_check, ort_latency, ort_timer  # noqa: E402
 

@@ -3,7 +3,6 @@ it becomes com.microsoft.MultiHeadAttention, checked numerically in the referenc
 (greedy, every spelling) and in ONNX Runtime (in the e-graph, on PyTorch's exports)."""
 import json
 import pathlib
-import sys
 
 import onnx
 import pytest
@@ -224,7 +223,6 @@ def test_an_unknown_target_is_refused(saturate):
 
 
 def test_the_python_api_takes_the_target():
-    sys.path.insert(0, str(REPO / "python"))  # the package is not installed (issue 16)
     import saturate
 
     if not saturate.HAVE_EXTENSION:  # a sanitizer-only build has no extension

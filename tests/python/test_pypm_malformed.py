@@ -10,15 +10,12 @@ import io
 import os
 import pathlib
 import random
-import sys
 import tokenize
 
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 PYTHON_DIR = REPO / "python"
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
 
 from saturate import pypm  # noqa: E402
 

@@ -1,15 +1,10 @@
 """`import saturate`: graphs, optimize, compare, and PyPM patterns written and applied in process."""
-import pathlib
-import sys
 import textwrap
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "python"))
-
-import saturate  # noqa: E402
-from saturate import pypm  # noqa: E402
+import saturate
+from saturate import pypm
 
 if not saturate.HAVE_EXTENSION:  # a sanitizer-only build has no extension (see CMakeLists.txt)
     pytest.skip(f"the C++ extension is not built: {saturate.EXTENSION_ERROR}",

@@ -1,6 +1,5 @@
 """`saturate.optimize` on ONNX models from Python: a ModelProto or a path in, a ModelProto out."""
 import pathlib
-import sys
 
 import numpy as np
 import onnx
@@ -8,7 +7,6 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "python"))
 
 import saturate  # noqa: E402
 from saturate import onnx_check  # noqa: E402

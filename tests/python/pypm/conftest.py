@@ -1,18 +1,12 @@
-"""Fixtures for the PyPM front-end tests: `python/` on sys.path and a fresh registry."""
+"""Fixtures for the PyPM front-end tests: a fresh registry."""
 import os
 import pathlib
-import sys
 import textwrap
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parents[3]
-PYTHON_DIR = REPO / "python"
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
-
-from saturate import pypm  # noqa: E402
-from saturate.pypm import reader  # noqa: E402
+from saturate import pypm
+from saturate.pypm import reader
 
 
 @pytest.fixture(autouse=True)
