@@ -1,6 +1,6 @@
 #include "cli/onnx_verification.h"
 
-#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,16 +38,13 @@ struct TemporaryFile {
 std::pair<nlohmann::json, int> run_json_helper(const std::string& module,
                                                const std::vector<std::string>& args,
                                                const std::string& what) {
-  const std::string command = python_module_command(module, args);
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw Error(what + ": cannot start " + python_executable());
-  std::string output;
-  char chunk[4096];
-  size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) output.append(chunk, n);
-  const int status = ::pclose(pipe);
-  const int code = status == -1 || !WIFEXITED(status) ? -1 : WEXITSTATUS(status);
-  return {nlohmann::json::parse(output, nullptr, false), code};
+  CompletedProcess done;
+  try {
+    done = run_python_module(module, args);
+  } catch (const Error& error) {
+    throw Error(what + ": " + error.what());
+  }
+  return {nlohmann::json::parse(done.output, nullptr, false), done.exit_code};
 }
 
 }  // namespace

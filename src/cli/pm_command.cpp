@@ -1,7 +1,6 @@
 // `saturate pm`: PyPM from the command line. `compile` runs the Python front end on a pattern
 // file; `apply` loads a .pmb and rewrites a graph greedily (or explains why a node does not
 // match).
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -55,11 +54,10 @@ void run_compile(const CompileOptions& options) {
   // The front end is Python; it writes the output atomically and reports FILE:LINE errors.
   std::vector<std::string> args = {"compile", options.source};
   if (!options.output.empty()) args.insert(args.end(), {"-o", options.output});
-  const std::string command = python_module_command("saturate.pypm", args);
-  int status = std::system(command.c_str());
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  const CompletedProcess done = run_python_module("saturate.pypm", args);
+  std::fputs(done.output.c_str(), stdout);
+  if (done.exit_code != 0)
     throw Error("pm compile: the PyPM front end failed on " + options.source);
-  }
 }
 
 void run_apply(const ApplyOptions& options) {

@@ -1,19 +1,18 @@
 #pragma once
 
-// How commands run Saturate's Python helpers through the shell (the PyPM front end, the ONNX
-// Runtime check): support/python_helper.h says which interpreter and package folder.
+// How commands run Saturate's Python helpers to completion (the PyPM front end, the ONNX Runtime
+// check and latency check): support/python_helper.h says which interpreter and package folder,
+// support/child_process.h how they are started.
 #include <string>
 #include <vector>
 
+#include "support/child_process.h"
 #include "support/python_helper.h"
 
 namespace saturate::cli {
 
-// Quotes a word for /bin/sh.
-std::string shell_quote(const std::string& text);
-
-// The shell command that runs `python -m MODULE ARGS...` (each argument quoted; $PYTHON as
-// written, so it may carry interpreter flags) with the package directory first on PYTHONPATH.
-std::string python_module_command(const std::string& module, const std::vector<std::string>& args);
+// Runs `python -m MODULE ARGS...` with the package folder first on PYTHONPATH; returns its
+// standard output and exit code (its standard error goes to ours).
+CompletedProcess run_python_module(const std::string& module, const std::vector<std::string>& args);
 
 }  // namespace saturate::cli

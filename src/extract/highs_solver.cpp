@@ -63,10 +63,10 @@ double number_or(const nlohmann::json& value, double fallback) {
 }  // namespace
 
 HighsSolver::HighsSolver() {
-  helper_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{python_executable(), "-m", "saturate.milp_highs"},
-      std::vector<std::string>{python_path_environment_entry()});
   try {
+    helper_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{python_executable(), "-m", "saturate.milp_highs"},
+        std::vector<std::string>{python_path_environment_entry()});
     version_ =
         ask_json_helper(*helper_, {{"hello", true}}, "HiGHS helper").value("highs", "unknown");
   } catch (const Error& error) {

@@ -33,10 +33,10 @@ OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
         "PYTHONPATH=" + options_.python_dir +
         (current != nullptr && *current != '\0' ? ":" + std::string(current) : std::string()));
   }
-  helper_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{options_.python, "-m", "saturate.ort_timer", "--serve"},
-      environment);
   try {
+    helper_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{options_.python, "-m", "saturate.ort_timer", "--serve"},
+        environment);
     fingerprint_ = ask_json_helper(*helper_, {{"fingerprint", true}, {"threads", options_.threads}},
                                    "onnxruntime timer")["fingerprint"];
   } catch (const Error& error) {

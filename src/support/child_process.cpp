@@ -1,6 +1,7 @@
 #include "support/child_process.h"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,25 +27,9 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
-}  // namespace
-
-ChildProcess::ChildProcess(const std::vector<std::string>& argv,
-                           const std::vector<std::string>& environment) {
-  if (argv.empty()) throw Error("ChildProcess: no program given");
-  program_ = argv.front();
-  char stderr_template[] = "/tmp/saturate-child-XXXXXX";
-  const int stderr_fd = ::mkstemp(stderr_template);
-  if (stderr_fd < 0) throw Error("cannot create a temporary file for " + program_ + "'s errors");
-  stderr_path_ = stderr_template;
-  int in_pipe[2];
-  int out_pipe[2];
-  if (::pipe(in_pipe) != 0 || ::pipe(out_pipe) != 0) {
-    ::close(stderr_fd);
-    throw Error("cannot create pipes to start " + program_);
-  }
-  // Built before fork: the child may only call async-signal-safe functions. Our environment,
-  // with the given entries replacing those of the same name.
-  std::vector<std::string> env_strings;
+// Our environment with the given entries replacing those of the same name.
+std::vector<std::string> merged_environment(const std::vector<std::string>& environment) {
+  std::vector<std::string> merged;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string current = *entry;
     const std::string name = current.substr(0, current.find('='));
@@ -52,31 +37,118 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
     for (const std::string& given : environment) {
       replaced = replaced || given.substr(0, given.find('=')) == name;
     }
-    if (!replaced) env_strings.push_back(current);
+    if (!replaced) merged.push_back(current);
   }
-  env_strings.insert(env_strings.end(), environment.begin(), environment.end());
+  merged.insert(merged.end(), environment.begin(), environment.end());
+  return merged;
+}
+
+// Descriptors the child gets as its standard streams (-1: ours). Every other descriptor we
+// open for a child is close-on-exec, so the child keeps only these.
+struct ChildStreams {
+  int input = -1;
+  int output = -1;
+  int error = -1;
+};
+
+// Starts the program with posix_spawnp; returns its pid. A program that cannot be exec'ed is
+// reported here (glibc's posix_spawn reports exec failures to the caller).
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
+            const ChildStreams& streams) {
+  if (argv.empty()) throw Error("no program given to start");
+  std::vector<std::string> env_strings = merged_environment(environment);
   std::vector<char*> envp;
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
-  pid_ = ::fork();
-  if (pid_ < 0) {
-    ::close(stderr_fd);
-    throw Error("cannot start " + program_ + ": fork failed");
+  posix_spawn_file_actions_t actions;
+  if (::posix_spawn_file_actions_init(&actions) != 0) {
+    throw Error("cannot start " + argv.front() + ": out of memory");
   }
-  if (pid_ == 0) {
-    ::dup2(in_pipe[0], STDIN_FILENO);
-    ::dup2(out_pipe[1], STDOUT_FILENO);
-    ::dup2(stderr_fd, STDERR_FILENO);
-    ::close(in_pipe[0]);
-    ::close(in_pipe[1]);
+  const int targets[] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
+  const int sources[] = {streams.input, streams.output, streams.error};
+  for (int k = 0; k < 3; ++k) {
+    if (sources[k] >= 0) ::posix_spawn_file_actions_adddup2(&actions, sources[k], targets[k]);
+  }
+  pid_t pid = -1;
+  const int failure = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&actions);
+  if (failure != 0) {
+    throw Error("cannot start " + argv.front() + ": " + std::string(std::strerror(failure)));
+  }
+  return pid;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+CompletedProcess run_to_completion(const std::vector<std::string>& argv,
+                                   const std::vector<std::string>& environment) {
+  int out_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw Error("cannot create a pipe to start a program");
+  pid_t pid = -1;
+  try {
+    ChildStreams streams;
+    streams.output = out_pipe[1];
+    pid = spawn(argv, environment, streams);
+  } catch (const Error&) {
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
+    throw;
+  }
+  ::close(out_pipe[1]);
+  CompletedProcess result;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = ::read(out_pipe[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    result.output.append(chunk, static_cast<size_t>(n));
+  }
+  ::close(out_pipe[0]);
+  result.exit_code = wait_for(pid);
+  return result;
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv,
+                           const std::vector<std::string>& environment) {
+  if (argv.empty()) throw Error("ChildProcess: no program given");
+  program_ = argv.front();
+  char stderr_template[] = "/tmp/saturate-child-XXXXXX";
+  const int stderr_fd = ::mkostemp(stderr_template, O_CLOEXEC);
+  if (stderr_fd < 0) throw Error("cannot create a temporary file for " + program_ + "'s errors");
+  stderr_path_ = stderr_template;
+  int in_pipe[2];
+  int out_pipe[2];
+  if (::pipe2(in_pipe, O_CLOEXEC) != 0) {
     ::close(stderr_fd);
-    ::execvpe(args[0], args.data(), envp.data());
-    ::_exit(127);
+    throw Error("cannot create pipes to start " + program_);
+  }
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    ::close(in_pipe[0]);
+    ::close(in_pipe[1]);
+    ::close(stderr_fd);
+    throw Error("cannot create pipes to start " + program_);
+  }
+  try {
+    // The pipes are close-on-exec: the child keeps only the three it gets as its streams.
+    ChildStreams streams;
+    streams.input = in_pipe[0];
+    streams.output = out_pipe[1];
+    streams.error = stderr_fd;
+    pid_ = spawn(argv, environment, streams);
+  } catch (const Error&) {
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], stderr_fd}) ::close(fd);
+    throw;
   }
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);
@@ -97,9 +169,7 @@ void ChildProcess::stop() {
   if (from_child_ >= 0) ::close(from_child_);
   to_child_ = from_child_ = -1;
   if (pid_ > 0) {
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    wait_for(pid_);
     pid_ = -1;
   }
 }

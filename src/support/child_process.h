@@ -1,11 +1,29 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
-#include <sys/types.h>
-
 namespace saturate {
+
+// Every child process Saturate starts (Python helpers, the PyPM front end) is started here, with
+// posix_spawnp: the program is exec'ed at once, nothing of ours runs in a forked copy of a
+// process that may have threads, and no shell sits in between (arguments are passed as they
+// are). `environment` entries ("NAME=value") are added to ours, replacing those of the same name.
+
+// What a process run to completion printed on standard output, and its exit code (-1 when a
+// signal ended it).
+struct CompletedProcess {
+  int exit_code = -1;
+  std::string output;
+};
+
+// Runs `argv` (argv[0] looked up on PATH) to completion. Its standard error goes to ours, so a
+// helper's messages reach the user as it writes them. Throws saturate::Error when it cannot
+// start (a program that is not found exits 127, as under a shell).
+CompletedProcess run_to_completion(const std::vector<std::string>& argv,
+                                   const std::vector<std::string>& environment = {});
 
 // A child process spoken to line by line: its standard input and output are pipes to us, its
 // standard error goes to a file we read back when it fails, so that a helper's own error
@@ -13,8 +31,7 @@ namespace saturate {
 // a whole batch of requests instead of starting an interpreter per request.
 class ChildProcess {
  public:
-  // Starts `argv` (argv[0] looked up on PATH) with `environment` entries ("NAME=value") added to
-  // ours. Throws saturate::Error when it cannot start.
+  // Starts `argv` (argv[0] looked up on PATH). Throws saturate::Error when it cannot start.
   ChildProcess(const std::vector<std::string>& argv,
                const std::vector<std::string>& environment = {});
   ~ChildProcess();

@@ -1,7 +1,6 @@
-#include "support/child_process.h"
-
 #include <gtest/gtest.h>
 
+#include "support/child_process.h"
 #include "support/error.h"
 
 namespace saturate {
@@ -34,8 +33,47 @@ TEST(ChildProcess, ReportsTheChildsLastErrorLineWhenItExits) {
 }
 
 TEST(ChildProcess, AMissingProgramIsAnErrorNotACrash) {
-  ChildProcess child({"saturate-no-such-program-here"});
-  EXPECT_THROW(child.request("x"), Error);
+  try {
+    ChildProcess child({"saturate-no-such-program-here"});
+    FAIL() << "started a program that does not exist";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot start saturate-no-such-program-here"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ChildProcess, KeepsNoneOfOurPipesButItsOwnStreams) {
+  // Two helpers at once: the second must not inherit the first's pipes (it would keep the first
+  // alive after we close them). ls lists its own descriptors; a child started while no helper
+  // runs shows which ones it gets regardless (its streams, its folder, what our parent left us).
+  const std::string list = "ls /proc/self/fd | sort -n | tr '\\n' ' '";
+  const std::string alone = run_to_completion({"sh", "-c", list}).output;
+  ChildProcess first({"sh", "-c", "while read line; do echo ok; done"});
+  ChildProcess second({"sh", "-c", "read line; " + list + "; echo"});
+  EXPECT_EQ(second.request("go"), alone);
+  EXPECT_EQ(first.request("still there"), "ok");
+}
+
+TEST(RunToCompletion, ReturnsTheOutputAndExitCode) {
+  CompletedProcess done =
+      run_to_completion({"sh", "-c", "echo \"$GREETING\"; exit 3"}, {"GREETING=hello"});
+  EXPECT_EQ(done.output, "hello\n");
+  EXPECT_EQ(done.exit_code, 3);
+}
+
+TEST(RunToCompletion, PassesArgumentsWithoutAShell) {
+  CompletedProcess done = run_to_completion({"printf", "%s|", "a b", "'c'", "$HOME"});
+  EXPECT_EQ(done.output, "a b|'c'|$HOME|");
+  EXPECT_EQ(done.exit_code, 0);
+}
+
+TEST(RunToCompletion, ASignalIsNotAnExitCode) {
+  EXPECT_EQ(run_to_completion({"sh", "-c", "kill -9 $$"}).exit_code, -1);
+}
+
+TEST(RunToCompletion, AMissingProgramIsAnError) {
+  EXPECT_THROW(run_to_completion({"saturate-no-such-program-here"}), Error);
 }
 
 }  // namespace
