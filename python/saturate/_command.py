@@ -18,7 +18,9 @@ def main() -> None:
                  "; in a source checkout run build/bin/saturate, or install with `pip install .`")
     program = layout.program
     environment = {**os.environ, **_installed.environment()}
-    os.execve(program, [str(program), *sys.argv[1:]], environment)
+    # argv[0] as the user typed it, for the usage lines; the program finds its own files through
+    # /proc/self/exe and the environment, not argv[0].
+    os.execve(program, ["saturate", *sys.argv[1:]], environment)
 
 
 if __name__ == "__main__":
