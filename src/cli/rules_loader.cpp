@@ -9,16 +9,12 @@
 
 namespace saturate::cli {
 
-std::string default_rules_dir() {
-  return shipped_rules_dir();
-}
-
 eqsat::RuleSet load_rule_sets(const std::vector<std::string>& rule_files,
                               const std::vector<std::string>& tensat_multi_files) {
   eqsat::RuleSet set;
   std::vector<std::string> files = rule_files;
   if (files.empty() && tensat_multi_files.empty()) {
-    std::string dir = default_rules_dir();
+    std::string dir = shipped_rules_dir();
     if (!std::filesystem::is_directory(dir)) {
       throw Error("the rule library '" + dir + "' is not a folder (set SATURATE_RULES_DIR)");
     }

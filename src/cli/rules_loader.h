@@ -7,12 +7,9 @@
 
 namespace saturate::cli {
 
-// The rule library shipped with Saturate: every .rules file in shipped_rules_dir()
-// ($SATURATE_RULES_DIR, the install prefix's, else the source tree's rules/).
-std::string default_rules_dir();
-
 // Rule files named by the user (Saturate's format or TENSAT's single-pattern files) and TENSAT
-// multi-pattern files; the shipped library when both lists are empty.
+// multi-pattern files; when both lists are empty, the shipped library: every .rules file in
+// shipped_rules_dir() ($SATURATE_RULES_DIR, the install prefix's, else the source tree's rules/).
 eqsat::RuleSet load_rule_sets(const std::vector<std::string>& rule_files,
                               const std::vector<std::string>& tensat_multi_files);
 
