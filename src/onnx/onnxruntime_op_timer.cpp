@@ -10,6 +10,7 @@
 #include "support/child_process.h"
 #include "support/error.h"
 #include "support/json_helper_client.h"
+#include "support/python_helper.h"
 
 namespace saturate::onnx {
 namespace {
@@ -28,10 +29,7 @@ OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
     : options_(std::move(options)) {
   std::vector<std::string> environment;
   if (!options_.python_dir.empty()) {
-    const char* current = std::getenv("PYTHONPATH");
-    environment.push_back(
-        "PYTHONPATH=" + options_.python_dir +
-        (current != nullptr && *current != '\0' ? ":" + std::string(current) : std::string()));
+    environment.push_back(python_path_environment_entry(options_.python_dir));
   }
   try {
     helper_ = std::make_unique<ChildProcess>(

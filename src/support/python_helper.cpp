@@ -18,10 +18,14 @@ std::string python_package_dir() {
   return shipped_python_dir();
 }
 
-std::string python_path_environment_entry() {
+std::string python_path_environment_entry(const std::string& dir) {
   const char* current = std::getenv("PYTHONPATH");
-  return "PYTHONPATH=" + python_package_dir() +
+  return "PYTHONPATH=" + dir +
          (current != nullptr && *current != '\0' ? ":" + std::string(current) : std::string());
+}
+
+std::string python_path_environment_entry() {
+  return python_path_environment_entry(python_package_dir());
 }
 
 }  // namespace saturate

@@ -15,7 +15,9 @@ std::string python_executable();
 // The folder holding the `saturate` package (support/shipped_files.h).
 std::string python_package_dir();
 
-// "PYTHONPATH=<package dir>[:$PYTHONPATH]": the environment entry a helper process needs.
+// "PYTHONPATH=<dir>[:$PYTHONPATH]": the environment entry a helper process needs, for the
+// package folder `dir` (by default python_package_dir()).
+std::string python_path_environment_entry(const std::string& dir);
 std::string python_path_environment_entry();
 
 }  // namespace saturate
