@@ -32,7 +32,7 @@ if(NOT SKBUILD)
       saturate_support saturate_egraph saturate_ir saturate_runtime saturate_runtime_onednn
       saturate_cost saturate_cost_onednn saturate_onnx saturate_onnxruntime_timer saturate_extract
       saturate_eqsat saturate_pm saturate_pm_egraph saturate_search saturate_models
-      saturate_cli_commands)
+      saturate_driver saturate_cli_commands)
   if(TARGET saturate_cost_cuda)
     list(APPEND saturate_libraries saturate_cost_cuda)
   endif()

@@ -127,6 +127,13 @@ def time_model(path: str, warmup: int, repeats: int, threads: int, min_run_ms: f
 
 def answer(request: dict) -> dict:
     """Runs one request; raises on a malformed request or a model ORT cannot run."""
+    if "check" in request:  # the whole-model checks of `optimize` (ort_check.py)
+        from saturate import ort_check
+
+        check = request["check"]
+        return ort_check.run_checks(check["original"], check["optimized"],
+                                    int(check.get("latency_runs", 0)),
+                                    int(check.get("threads", 1)), bool(check.get("verify")))
     threads = int(request.get("threads", 1))
     if request.get("fingerprint"):
         return {"fingerprint": fingerprint(threads)}

@@ -11,13 +11,13 @@
 
 #include "cli/commands.h"
 #include "cli/cost_model_options.h"
-#include "cli/file_checks.h"
 #include "cli/graph_loader.h"
-#include "cli/json_output.h"
 #include "cli/option_checks.h"
-#include "cli/rules_loader.h"
 #include "cli/text_table.h"
 #include "cost/graph_cost.h"
+#include "driver/file_checks.h"
+#include "driver/json_output.h"
+#include "driver/rules_loader.h"
 #include "eqsat/optimizer.h"
 #include "runtime/interpreter.h"
 #include "runtime/onednn_executor.h"
@@ -46,7 +46,7 @@ struct BenchOptions {
   double time_limit = 3600;
   std::string extractor = "ilp";
   double ilp_time_limit = 600;
-  CostModelOptions cost;
+  driver::CostModelOptions cost;
 };
 
 // Latency samples of one graph and what they summarize to.
@@ -160,19 +160,20 @@ nlohmann::ordered_json to_json(const GraphBench& bench) {
 
 void run_bench(const BenchOptions& options) {
   if (options.runs < 1) throw Error("--runs must be at least 1");
-  check_outputs(names_a_file(options.graph) ? std::vector<std::string>{options.graph}
-                                            : std::vector<std::string>{},
-                {{"--json", options.json_path}});
+  driver::check_outputs(driver::names_a_file(options.graph)
+                            ? std::vector<std::string>{options.graph}
+                            : std::vector<std::string>{},
+                        {{"--json", options.json_path}});
   ir::Graph graph = load_graph(options.graph, options.reduced, options.input_shapes);
-  CostModelOptions cost_options = options.cost;
+  driver::CostModelOptions cost_options = options.cost;
   cost_options.threads = options.threads;
-  std::unique_ptr<cost::CostModel> model = make_cost_model(cost_options);
+  std::unique_ptr<cost::CostModel> model = driver::make_cost_model(cost_options);
 
   std::optional<ir::Graph> optimized;
   double original_predicted = 0;
   double optimized_predicted = 0;
   if (options.optimize) {
-    eqsat::RuleSet rules = load_rule_sets(options.rule_files, options.tensat_multi_files);
+    eqsat::RuleSet rules = driver::load_rule_sets(options.rule_files, options.tensat_multi_files);
     eqsat::OptimizeOptions settings;
     settings.node_limit = options.node_limit;
     settings.iteration_limit = options.iteration_limit;
@@ -208,7 +209,7 @@ void run_bench(const BenchOptions& options) {
                                    {"measured_speedup", nullptr},
                                    {"predicted_speedup", nullptr},
                                    {"max_relative_difference", nullptr}};
-  add_cost_model_report(*model, report);
+  driver::add_cost_model_report(*model, report);
 
   TextTable table(rewritten ? std::vector<std::string>{"", "original", "optimized"}
                             : std::vector<std::string>{"", "original"});
@@ -250,11 +251,11 @@ void run_bench(const BenchOptions& options) {
         measured, model->name().c_str(), predicted);
     std::printf("outputs agree within %.2g (relative)\n", difference);
   }
-  if (std::string summary = cost_model_summary(*model); !summary.empty()) {
+  if (std::string summary = driver::cost_model_summary(*model); !summary.empty()) {
     std::printf("%s\n", summary.c_str());
   }
   if (!options.json_path.empty()) {
-    write_file_atomically(options.json_path, dump_json(report));
+    write_file_atomically(options.json_path, driver::dump_json(report));
     std::printf("wrote %s\n", options.json_path.c_str());
   }
 }

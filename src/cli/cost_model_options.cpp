@@ -1,75 +1,8 @@
 #include "cli/cost_model_options.h"
 
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-
-#include "cli/python_helpers.h"
-#include "cli/text_table.h"
-#include "cost/analytic_cost_model.h"
-#include "cost/cost_cache.h"
-#include "cost/measured_cost_model.h"
-#include "cost/onednn_op_timer.h"
-#include "onnx/onnxruntime_op_timer.h"
-#include "support/error.h"
-#include "support/strings.h"
-#ifdef SATURATE_HAVE_CUDA
-#include "cost/cuda/cudnn_timer_factory.h"
-#endif
-
 namespace saturate::cli {
-namespace {
 
-// The operator timer of a measured back end; null for an unknown name.
-std::unique_ptr<cost::OpTimer> make_timer(const CostModelOptions& options) {
-  if (options.kind == "onednn") {
-    cost::OnednnTimerOptions timer_options;
-    timer_options.threads = options.threads;
-    return std::make_unique<cost::OnednnOpTimer>(timer_options);
-  }
-  if (options.kind == "onnxruntime") {
-    onnx::OnnxruntimeTimerOptions timer_options;
-    timer_options.python = python_executable();
-    timer_options.python_dir = python_package_dir();
-    timer_options.threads = options.threads > 0 ? options.threads : 1;
-    return std::make_unique<onnx::OnnxruntimeOpTimer>(timer_options);
-  }
-  // Further back ends plug in here, each an OpTimer and a name in cost_model_kinds().
-#ifdef SATURATE_HAVE_CUDA
-  if (options.kind == "cudnn") return cost::make_cudnn_timer();
-#endif
-  return nullptr;
-}
-
-// "\rmeasuring operator costs (onednn): 40/120" on stderr, a few times a second at most.
-std::function<void(size_t, size_t)> progress_printer(const std::string& backend) {
-  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-  auto printed = std::make_shared<bool>(false);
-  return [backend, last, printed](size_t done, size_t total) {
-    const auto now = std::chrono::steady_clock::now();
-    if (done != total && now - *last < std::chrono::milliseconds(250)) return;
-    *last = now;
-    *printed = true;
-    std::fprintf(stderr, "\rmeasuring operator costs (%s): %zu/%zu configurations", backend.c_str(),
-                 done, total);
-    if (done == total) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
-  };
-}
-
-}  // namespace
-
-std::vector<std::string> cost_model_kinds() {
-  std::vector<std::string> kinds = {"analytic", "onednn", "onnxruntime"};
-#ifdef SATURATE_HAVE_CUDA
-  kinds.push_back("cudnn");
-#endif
-  return kinds;
-}
-
-void add_cost_model_options(CLI::App* command, CostModelOptions& options) {
+void add_cost_model_options(CLI::App* command, driver::CostModelOptions& options) {
   command
       ->add_option("--cost", options.kind,
                    "Cost model: analytic (roofline estimate) or a measured back end, each "
@@ -79,61 +12,11 @@ void add_cost_model_options(CLI::App* command, CostModelOptions& options) {
                    ", cudnn (cuDNN/cuBLAS on the GPU)"
 #endif
                    )
-      ->check(CLI::IsMember(cost_model_kinds()))
+      ->check(CLI::IsMember(driver::cost_model_kinds()))
       ->default_str("analytic; onnxruntime for an ONNX model in optimize");
   command->add_option("--cost-cache", options.cache_path,
                       "SQLite file of measured costs (default: $SATURATE_COST_CACHE or "
                       "~/.cache/saturate/costs.sqlite)");
-}
-
-std::unique_ptr<cost::CostModel> make_cost_model(const CostModelOptions& options) {
-  if (options.kind.empty() || options.kind == "analytic") {
-    return std::make_unique<cost::AnalyticCostModel>();
-  }
-  std::unique_ptr<cost::OpTimer> timer = make_timer(options);
-  if (timer == nullptr) {
-    throw Error("unknown cost model '" + options.kind + "' (this build has: " +
-                join(cost_model_kinds(), ", ", [](const std::string& s) { return s; }) + ")");
-  }
-  auto cache = std::make_shared<cost::CostCache>(
-      options.cache_path.empty() ? cost::CostCache::default_path() : options.cache_path);
-  cost::MeasuredCostOptions measured_options;
-  measured_options.on_progress = progress_printer(options.kind);
-  return std::make_unique<cost::MeasuredCostModel>(std::move(timer),
-                                                   std::make_unique<cost::AnalyticCostModel>(),
-                                                   std::move(cache), std::move(measured_options));
-}
-
-void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json& report) {
-  report["cost_model"] = model.name();
-  const auto* measured = dynamic_cast<const cost::MeasuredCostModel*>(&model);
-  if (measured == nullptr) {
-    for (const char* key : {"cost_cache", "cost_measured", "cost_cache_hits", "cost_fallbacks",
-                            "cost_measure_seconds"}) {
-      report[key] = nullptr;
-    }
-    return;
-  }
-  const cost::MeasuredCostStats& stats = measured->stats();
-  report["cost_cache"] = measured->cache() != nullptr ? measured->cache()->path() : "";
-  report["cost_fingerprint"] = measured->fingerprint();
-  report["cost_measured"] = stats.measured;
-  report["cost_cache_hits"] = stats.cache_hits;
-  report["cost_fallbacks"] = stats.fallbacks;
-  report["cost_measure_seconds"] = stats.measure_seconds;
-}
-
-std::string cost_model_summary(const cost::CostModel& model) {
-  const auto* measured = dynamic_cast<const cost::MeasuredCostModel*>(&model);
-  if (measured == nullptr) return "";
-  const cost::MeasuredCostStats& stats = measured->stats();
-  std::string text = "cost model " + model.name() + ": " + std::to_string(stats.measured) +
-                     " configurations measured in " + format_fixed(stats.measure_seconds, 2) +
-                     " s, " + std::to_string(stats.cache_hits) + " from the cache";
-  if (measured->cache() != nullptr) text += " (" + measured->cache()->path() + ")";
-  text += ", " + std::to_string(stats.fallbacks) + " priced by the " + measured->fallback().name() +
-          " fallback";
-  return text;
 }
 
 }  // namespace saturate::cli

@@ -1,42 +1,14 @@
 #pragma once
 
-// --cost and --cost-cache: which cost model a command prices operators with, and the factory
-// that makes it. Measured models (a back end's OpTimer behind cost::MeasuredCostModel) plug in
-// here.
+// --cost and --cost-cache on a command: which cost model (driver/cost_model_factory.h) it
+// prices operators with.
 #include <CLI/CLI.hpp>
-#include <memory>
-#include <nlohmann/json.hpp>
-#include <string>
-#include <vector>
 
-#include "cost/cost_model.h"
+#include "driver/cost_model_factory.h"
 
 namespace saturate::cli {
 
-struct CostModelOptions {
-  // See cost_model_kinds(); empty: the command's default (analytic, or onnxruntime for an ONNX
-  // model in `optimize`).
-  std::string kind;
-  std::string cache_path;  // empty: cost::CostCache::default_path()
-  int threads = 0;         // CPU timers' threads; 0: the OpenMP default
-};
-
-// The models this build can make: "analytic", "onednn" (and "cudnn" with CUDA).
-std::vector<std::string> cost_model_kinds();
-
 // Adds --cost and --cost-cache to a command.
-void add_cost_model_options(CLI::App* command, CostModelOptions& options);
-
-// The model asked for. A measured model opens its cache (a saturate::Error when the file is
-// corrupt) and reports its progress on stderr while it times configurations.
-std::unique_ptr<cost::CostModel> make_cost_model(const CostModelOptions& options);
-
-// Adds cost_model, cost_cache, cost_measured, cost_cache_hits, cost_fallbacks and
-// cost_measure_seconds to a report (the last five are null for the analytic model).
-void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json& report);
-
-// "cost model onednn: 12 configurations measured in 0.84 s, 40 from the cache (PATH), 3 priced
-// analytically"; empty for models that measure nothing.
-std::string cost_model_summary(const cost::CostModel& model);
+void add_cost_model_options(CLI::App* command, driver::CostModelOptions& options);
 
 }  // namespace saturate::cli

@@ -2,9 +2,9 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "cli/file_checks.h"
 #include "cli/graph_loader.h"
 #include "cli/option_checks.h"
+#include "driver/file_checks.h"
 #include "onnx/onnx_export.h"
 #include "onnx/random_weights.h"
 #include "support/error.h"
@@ -23,13 +23,14 @@ struct ExportOptions {
 };
 
 void export_graph(const ExportOptions& options) {
-  check_outputs(names_a_file(options.graph) ? std::vector<std::string>{options.graph}
-                                            : std::vector<std::string>{},
-                {{"-o", options.output}});
+  driver::check_outputs(driver::names_a_file(options.graph)
+                            ? std::vector<std::string>{options.graph}
+                            : std::vector<std::string>{},
+                        {{"-o", options.output}});
   if (std::filesystem::path(options.output).extension() != ".onnx") {
     throw Error("export: the output must be an .onnx file (got " + options.output + ")");
   }
-  LoadedGraph loaded = load_graph_source(options.graph, options.reduced, options.input_shapes);
+  driver::LoadedModel loaded = load_graph_source(options.graph, options.reduced, options.input_shapes);
   // A bundled model or a text graph has no trained weights: random ones, seeded, so that the
   // exported model runs and a benchmark of it is reproducible.
   const bool random = loaded.onnx == nullptr;
@@ -46,7 +47,8 @@ void export_graph(const ExportOptions& options) {
   };
   const onnx::OnnxModel source =
       random ? onnx::make_export_source(loaded.graph, random_weights()) : *loaded.onnx;
-  onnx::write_onnx(loaded.graph, source, options.output, external_data_mode(options.external_data));
+  onnx::write_onnx(loaded.graph, source, options.output,
+                   driver::external_data_mode(options.external_data));
   const std::string weights = random ? "random, seed " + std::to_string(options.seed)
                                      : std::string("from the source model");
   std::printf("wrote %s: %zu operators, %zu weights (%s)\n", options.output.c_str(),

@@ -2,10 +2,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/file_checks.h"
-#include "cli/json_output.h"
 #include "cli/option_checks.h"
 #include "cli/text_table.h"
+#include "driver/file_checks.h"
+#include "driver/json_output.h"
 #include "extract/egraph_json.h"
 #include "extract/extractor.h"
 #include "extract/milp_solver.h"
@@ -28,8 +28,8 @@ struct ExtractCommandOptions {
 void run_extract(const ExtractCommandOptions& options) {
   // The limit is the command's: reading a large e-graph counts against it too.
   const Deadline deadline = Deadline::after(options.time_limit);
-  check_input_file(options.path);
-  check_outputs({options.path}, {{"--json", options.json_path}});
+  driver::check_input_file(options.path);
+  driver::check_outputs({options.path}, {{"--json", options.json_path}});
   extract::ExtractionGraph graph = extract::read_egraph_json(options.path);
   extract::ExtractOptions settings;
   settings.time_limit_seconds = options.time_limit;
@@ -46,7 +46,8 @@ void run_extract(const ExtractCommandOptions& options) {
   }
   nlohmann::ordered_json report = extract::result_to_json(graph, result);
   report["file"] = options.path;
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, dump_json(report));
+  if (!options.json_path.empty())
+    write_file_atomically(options.json_path, driver::dump_json(report));
 
   TextTable table({"file", "method", "dag cost", "tree cost", "acyclic", "optimal", "seconds"});
   table.add_row({options.path, result.method, format_fixed(result.dag_cost, 6),

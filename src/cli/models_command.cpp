@@ -2,8 +2,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/json_output.h"
 #include "cli/text_table.h"
+#include "driver/json_output.h"
 #include "models/model_registry.h"
 
 namespace saturate::cli {
@@ -36,7 +36,7 @@ void register_models_command(CLI::App& app) {
                      model.description});
     }
     if (*json_output) {
-      std::printf("%s", dump_json(list).c_str());
+      std::printf("%s", driver::dump_json(list).c_str());
     } else {
       std::printf("%s", table.render().c_str());
     }

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/json_output.h"
 #include "cli/text_table.h"
+#include "driver/json_output.h"
 #include "ir/attribute_text.h"
 #include "ir/op_registry.h"
 
@@ -52,7 +52,7 @@ void register_ops_command(CLI::App& app) {
       table.add_row({info.name, arity_text(info), attribute_text, info.description});
     }
     if (*json_output) {
-      std::printf("%s", dump_json(list).c_str());
+      std::printf("%s", driver::dump_json(list).c_str());
     } else {
       std::printf("%s", table.render().c_str());
     }

@@ -8,16 +8,17 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/file_checks.h"
 #include "cli/graph_loader.h"
-#include "cli/json_output.h"
-#include "cli/name_checks.h"
 #include "cli/option_checks.h"
 #include "cli/python_helpers.h"
 #include "cli/text_table.h"
 #include "cli/verification.h"
 #include "cost/analytic_cost_model.h"
 #include "cost/graph_cost.h"
+#include "driver/file_checks.h"
+#include "driver/json_output.h"
+#include "driver/name_checks.h"
+#include "driver/verification.h"
 #include "ir/dot_writer.h"
 #include "ir/text_format.h"
 #include "pm/explain.h"
@@ -49,8 +50,8 @@ struct ApplyOptions {
 };
 
 void run_compile(const CompileOptions& options) {
-  check_input_file(options.source);
-  check_outputs({options.source}, {{"-o", options.output}});
+  driver::check_input_file(options.source);
+  driver::check_outputs({options.source}, {{"-o", options.output}});
   // The front end is Python; it writes the output atomically and reports FILE:LINE errors.
   std::vector<std::string> args = {"compile", options.source};
   if (!options.output.empty()) args.insert(args.end(), {"-o", options.output});
@@ -62,13 +63,13 @@ void run_compile(const CompileOptions& options) {
 
 void run_apply(const ApplyOptions& options) {
   std::vector<std::string> inputs = {options.patterns};
-  if (names_a_file(options.graph)) inputs.push_back(options.graph);
-  check_input_file(options.patterns);
-  check_outputs(
+  if (driver::names_a_file(options.graph)) inputs.push_back(options.graph);
+  driver::check_input_file(options.patterns);
+  driver::check_outputs(
       inputs,
       {{"-o", options.output_path}, {"--dot", options.dot_path}, {"--json", options.json_path}});
   pm::Module module = pm::load_pmb(options.patterns);
-  check_rule_names(module, options.patterns);
+  driver::check_rule_names(module, options.patterns);
   ir::Graph graph = load_graph(options.graph, options.reduced, options.input_shapes);
   if (!options.explain_value.empty()) {
     std::printf("%s", pm::explain(graph, module, options.explain_value).c_str());
@@ -99,7 +100,7 @@ void run_apply(const ApplyOptions& options) {
     table.add_row({rule.name, std::to_string(rule.matches), std::to_string(rule.applications)});
   }
   report["rules"] = rules;
-  const bool verified = !options.verify || verify_rewrite(graph, result.graph, report);
+  const bool verified = !options.verify || driver::verify_rewrite(graph, result.graph, report);
   std::printf("%s", table.render().c_str());
   std::printf("%s: %zu -> %zu operators, cost %s -> %s ms, %zu passes%s, %.3f s\n",
               graph.name().c_str(), graph.num_operators(), result.graph.num_operators(),
@@ -114,7 +115,8 @@ void run_apply(const ApplyOptions& options) {
     if (!options.output_path.empty()) write_file_atomically(options.output_path, text);
     if (!options.dot_path.empty()) write_file_atomically(options.dot_path, dot);
   }
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, dump_json(report));
+  if (!options.json_path.empty())
+    write_file_atomically(options.json_path, driver::dump_json(report));
   if (!verified) {
     throw VerificationFailed(
         verification_failure("pm apply: the rewritten graph", report, options.keep_unverified));

@@ -7,9 +7,9 @@
 
 #include "cli/commands.h"
 #include "cli/graph_loader.h"
-#include "cli/json_output.h"
 #include "cli/option_checks.h"
 #include "cli/text_table.h"
+#include "driver/json_output.h"
 #include "runtime/interpreter.h"
 
 namespace saturate::cli {
@@ -90,7 +90,7 @@ void run(const RunOptions& options) {
   }
   report["finite"] = finite;
   if (options.json) {
-    std::printf("%s", dump_json(report).c_str());
+    std::printf("%s", driver::dump_json(report).c_str());
   } else {
     std::printf("ran %s in the reference interpreter (%s, seed %llu) in %.3f s\n\n%s",
                 graph.name().c_str(), options.precision.c_str(),

@@ -2,12 +2,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/file_checks.h"
 #include "cli/graph_loader.h"
-#include "cli/json_output.h"
 #include "cli/text_table.h"
 #include "cost/analytic_cost_model.h"
 #include "cost/graph_cost.h"
+#include "driver/file_checks.h"
+#include "driver/json_output.h"
 #include "ir/dot_writer.h"
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
@@ -26,10 +26,11 @@ struct ShowOptions {
 };
 
 void show(const ShowOptions& options) {
-  check_outputs(names_a_file(options.graph) ? std::vector<std::string>{options.graph}
-                                            : std::vector<std::string>{},
-                {{"--dot", options.dot_path}, {"--sxp", options.text_path}});
-  LoadedGraph loaded = load_graph_source(options.graph, options.reduced, options.input_shapes);
+  driver::check_outputs(driver::names_a_file(options.graph)
+                            ? std::vector<std::string>{options.graph}
+                            : std::vector<std::string>{},
+                        {{"--dot", options.dot_path}, {"--sxp", options.text_path}});
+  driver::LoadedModel loaded = load_graph_source(options.graph, options.reduced, options.input_shapes);
   const ir::Graph& graph = loaded.graph;
   // ONNX operators carried opaque, by type: what the optimizer works around.
   std::map<std::string, int> opaque_types;
@@ -78,7 +79,7 @@ void show(const ShowOptions& options) {
       report["folded_nodes"] = folded_nodes;
       report["folded_by_op"] = loaded.onnx->folded_by_op;
     }
-    std::printf("%s", dump_json(report).c_str());
+    std::printf("%s", driver::dump_json(report).c_str());
     return;
   }
 

@@ -1,17 +1,14 @@
 #pragma once
 
-// --verify, shared by `optimize` (both searches) and `pm apply`. A .sxp graph or bundled model
-// runs in the reference interpreter in float64 on the same random inputs as the rewritten one
-// (verify_rewrite); an ONNX model runs in ONNX Runtime (onnx_verification.h). A failed check
-// writes nothing but the --json report (with the verdict) and exits with
-// kExitVerificationFailed, unless --keep-unverified asks for the outputs anyway.
+// What --verify prints and how it ends a command (`optimize`, `pm apply`); the verdicts are the
+// driver's (driver/verification.h). A failed check writes nothing but the --json report (with
+// the verdict) and exits with kExitVerificationFailed, unless --keep-unverified asks for the
+// outputs anyway.
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "ir/graph.h"
-#include "runtime/graph_comparison.h"
 #include "support/error.h"
 
 namespace saturate::cli {
@@ -27,31 +24,12 @@ class VerificationFailed : public Error {
   using Error::Error;
 };
 
-// How much a rewritten graph may differ in the reference interpreter: rewrites change the
-// order of floating-point operations, and the comparison runs in float64. The error of an
-// element is |a - b| / (1 + |b|).
-inline constexpr double kVerifyTolerance = 1e-6;
-
-// Records verified, verify_runtime, verify_precision, verify_tolerance, max_abs_error,
-// max_relative_error and outputs_finite in the report and returns whether the graphs agree.
-inline bool verify_rewrite(const ir::Graph& original, const ir::Graph& rewritten,
-                           nlohmann::ordered_json& report) {
-  std::fprintf(stderr, "verifying: running both graphs in the reference interpreter (float64)\n");
-  runtime::GraphComparison comparison = runtime::compare_graphs(original, rewritten);
-  const bool verified = comparison.max_relative_error <= kVerifyTolerance;
-  report["verified"] = verified;
-  report["verify_runtime"] = "reference interpreter";
-  report["verify_precision"] = "float64";
-  report["verify_tolerance"] = kVerifyTolerance;
-  report["max_abs_error"] = comparison.max_abs_error;
-  report["max_relative_error"] = comparison.max_relative_error;
-  report["outputs_finite"] = comparison.finite;
-  report["worst_output"] = comparison.worst_output;
-  return verified;
-}
-
-// The lines `--verify` prints, from what verify_rewrite or verify_with_onnxruntime recorded.
+// The lines `--verify` prints, from what the driver's verification recorded.
 inline void print_verification(const nlohmann::ordered_json& report, bool verified) {
+  if (report.value("verify_precision", std::string()) == "exact") {
+    std::printf("verify: ok (%s)\n", report["verify_runtime"].get<std::string>().c_str());
+    return;
+  }
   const std::string precision = report.value("verify_precision", std::string("float64"));
   const bool per_range = report.contains("verify_outputs");
   std::printf("verify: %s (%s, %s; max abs error %.3g, %s %.3g%s)\n", verified ? "ok" : "MISMATCH",

@@ -916,18 +916,10 @@ auto with_protobuf_log(const ir::Graph& graph, Step&& step) {
 
 }  // namespace
 
-std::string export_onnx(const ir::Graph& graph, const OnnxModel& source) {
-  if (graph.outputs().empty()) throw Error("graph '" + graph.name() + "' has no outputs");
-  return with_protobuf_log(graph, [&] {
-    ModelProto model = Exporter(graph, source).run();
-    return serialize_model(model, graph, /*external_data=*/false);
-  });
-}
-
 namespace {
 
-// The ONNX checker (1.12) on what is about to be written, for the opsets it knows.
-void check_written_model(const ModelProto& model, const std::string& path) {
+// The ONNX checker (1.12) on an exported model, for the opsets it knows.
+void check_exported_model(const ModelProto& model, const std::string& graph_name) {
   bool checkable = true;
   for (const auto& opset : model.opset_import()) {
     if ((opset.domain().empty() && opset.version() > kCheckerMaxOpset)) checkable = false;
@@ -938,11 +930,22 @@ void check_written_model(const ModelProto& model, const std::string& path) {
   } catch (const std::exception& error) {
     std::string message = error.what();
     if (auto newline = message.find('\n'); newline != std::string::npos) message.resize(newline);
-    throw Error("the ONNX model written for '" + path + "' fails the ONNX checker: " + message);
+    throw Error("the ONNX model exported for '" + graph_name +
+                "' fails the ONNX checker: " + message);
   }
 }
 
 }  // namespace
+
+std::string export_onnx(const ir::Graph& graph, const OnnxModel& source) {
+  if (graph.outputs().empty()) throw Error("graph '" + graph.name() + "' has no outputs");
+  return with_protobuf_log(graph, [&] {
+    ModelProto model = Exporter(graph, source).run();
+    std::string serialized = serialize_model(model, graph, /*external_data=*/false);
+    check_exported_model(model, graph.name());
+    return serialized;
+  });
+}
 
 bool writes_external_data(const ir::Graph& graph, const OnnxModel& source, ExternalData mode) {
   if (mode != ExternalData::Auto) return mode == ExternalData::On;
@@ -958,13 +961,7 @@ void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::stri
                 ExternalData mode) {
   if (graph.outputs().empty()) throw Error("graph '" + graph.name() + "' has no outputs");
   if (!writes_external_data(graph, source, mode)) {
-    std::string bytes = with_protobuf_log(graph, [&] {
-      ModelProto model = Exporter(graph, source).run();
-      std::string serialized = serialize_model(model, graph, /*external_data=*/false);
-      check_written_model(model, path);
-      return serialized;
-    });
-    write_file_atomically(path, bytes);
+    write_file_atomically(path, export_onnx(graph, source));
     return;
   }
   // model.onnx + model.onnx.data: the data file is written while the initializers are emitted,

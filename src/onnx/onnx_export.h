@@ -16,15 +16,16 @@ namespace saturate::onnx {
 //    initializers;
 //  - opaque nodes are restored exactly (op type, domain, attributes, embedded constants).
 // The opset is the source's default-domain opset when the graph holds opaque nodes of that
-// domain (their schemas must not change), else max(17, source's). Throws saturate::Error when a
-// weight has no data in `source` (a graph from a .sxp file or a bundled model has none).
+// domain (their schemas must not change), else max(17, source's). The ONNX checker checks the
+// model (for the opsets it knows). Throws saturate::Error when a weight has no data in `source`
+// (a graph from a .sxp file or a bundled model has none) or the checker rejects the model.
 std::string export_onnx(const ir::Graph& graph, const OnnxModel& source);
 
 // Whether weights go to a data file beside the model (`PATH.data`): Auto does so when the
 // source model used external data or the weights pass what one protobuf holds (2 GB).
 enum class ExternalData { Auto, On, Off };
 
-// export_onnx, checked by the ONNX checker, written atomically (temporary file in the
+// export_onnx, written atomically (temporary file in the
 // destination directory, then rename): on any error nothing is written. With external data,
 // initializers of 1 KiB or more are streamed to PATH.data as they are emitted (no second copy
 // of the weights in memory) and the model refers to them; the checker is not run then.

@@ -27,16 +27,12 @@ std::string make_work_dir() {
 
 OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
     : options_(std::move(options)) {
-  std::vector<std::string> environment;
-  if (!options_.python_dir.empty()) {
-    environment.push_back(python_path_environment_entry(options_.python_dir));
-  }
   try {
-    helper_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{options_.python, "-m", "saturate.ort_timer", "--serve"},
-        environment);
-    fingerprint_ = ask_json_helper(*helper_, {{"fingerprint", true}, {"threads", options_.threads}},
-                                   "onnxruntime timer")["fingerprint"];
+    helper_ = options_.helper != nullptr
+                  ? options_.helper
+                  : std::make_shared<OnnxruntimeHelper>(options_.python, options_.python_dir);
+    fingerprint_ = helper_->ask({{"fingerprint", true}, {"threads", options_.threads}},
+                                "onnxruntime timer")["fingerprint"];
   } catch (const Error& error) {
     throw Error(std::string("--cost onnxruntime needs Python with onnxruntime: ") + error.what());
   }
@@ -44,7 +40,7 @@ OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
 }
 
 OnnxruntimeOpTimer::~OnnxruntimeOpTimer() {
-  helper_.reset();  // closes its input: the helper exits
+  helper_.reset();  // the last owner closes its input: the helper exits
   std::error_code ignored;
   if (!work_dir_.empty()) std::filesystem::remove_all(work_dir_, ignored);
 }
@@ -66,13 +62,12 @@ std::vector<double> OnnxruntimeOpTimer::time_ms(const std::vector<cost::OwnedOpC
     write_onnx(graph, make_export_source(graph, random_weight_data(graph, options_.seed)), path);
     paths.push_back(path);
   }
-  const nlohmann::json answer = ask_json_helper(*helper_,
-                                                {{"models", paths},
-                                                 {"threads", options_.threads},
-                                                 {"warmup", options_.warmup},
-                                                 {"repeats", options_.repeats},
-                                                 {"min_run_ms", options_.min_run_ms}},
-                                                "onnxruntime timer");
+  const nlohmann::json answer = helper_->ask({{"models", paths},
+                                              {"threads", options_.threads},
+                                              {"warmup", options_.warmup},
+                                              {"repeats", options_.repeats},
+                                              {"min_run_ms", options_.min_run_ms}},
+                                             "onnxruntime timer");
   std::vector<double> times = answer.at("times_ms").get<std::vector<double>>();
   if (times.size() != configs.size()) {
     throw Error("onnxruntime timer answered " + std::to_string(times.size()) + " times for " +

@@ -5,10 +5,7 @@
 #include <vector>
 
 #include "cost/op_timer.h"
-
-namespace saturate {
-class ChildProcess;
-}
+#include "onnx/onnxruntime_helper.h"
 
 namespace saturate::onnx {
 
@@ -20,13 +17,15 @@ struct OnnxruntimeTimerOptions {
   int repeats = 7;
   double min_run_ms = 0.2;  // each sample lasts at least this long (tiny operators)
   uint64_t seed = 0;        // of the random weights in the one-operator models
+  // The helper process to time with, shared with the run's other ONNX Runtime checks; null:
+  // the timer starts its own from `python` and `python_dir`.
+  std::shared_ptr<OnnxruntimeHelper> helper;
 };
 
 // Times operator configurations in ONNX Runtime (CPU execution provider), so that a model is
 // optimized for the runtime it is deployed on: each configuration is exported as a one-node
-// ONNX model (its parameters as initializers, as in a real model) and timed by one long-lived
-// `python3 -m saturate.ort_timer --serve` process. ORT has no C++ package on Debian, and its
-// Python wheel is what users install, so the Python helper is the back end's interface.
+// ONNX model (its parameters as initializers, as in a real model) and timed by the long-lived
+// helper process of onnxruntime_helper.h.
 class OnnxruntimeOpTimer : public cost::OpTimer {
  public:
   // Starts the helper and asks for its fingerprint. Throws saturate::Error when Python or
@@ -44,7 +43,7 @@ class OnnxruntimeOpTimer : public cost::OpTimer {
 
  private:
   OnnxruntimeTimerOptions options_;
-  std::unique_ptr<ChildProcess> helper_;
+  std::shared_ptr<OnnxruntimeHelper> helper_;
   std::string fingerprint_;
   std::string work_dir_;  // the one-operator models, removed with the timer
   size_t models_written_ = 0;

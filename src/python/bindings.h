@@ -3,17 +3,20 @@
 // The parts of the `saturate._saturate` extension; module.cpp calls each once.
 #include <pybind11/pybind11.h>
 
-#include <string>
-
-#include "eqsat/optimizer.h"
+#include "driver/optimize_pipeline.h"
 
 namespace saturate::python {
 
-// The settings `optimize` and `optimize_onnx` share, as their keyword arguments name them;
-// "greedy" means greedy DAG extraction, as the CLI says it.
-eqsat::OptimizeOptions optimize_settings(size_t node_limit, size_t iter_limit, size_t k_multi,
-                                         const std::string& extract, double ilp_time_limit,
-                                         double time_limit);
+// driver::PipelineOptions from the keyword arguments of `optimize` and `optimize_onnx`, named
+// as the command line names them (`node_limit` for --node-limit, `extract` for --extract,
+// `rules` for --rules, ...); what is not given keeps the pipeline's default. An unknown name or
+// a value of the wrong type is a TypeError. `input_shapes` ({"input_ids": [1, 128]}) goes to
+// `input`.
+driver::PipelineOptions pipeline_options(const pybind11::kwargs& options,
+                                         driver::ModelInput& input);
+
+// The pipeline's report as a Python dict.
+pybind11::dict report_dict(const driver::PipelineResult& result);
 
 void bind_graph(pybind11::module_& module);
 void bind_optimize(pybind11::module_& module);

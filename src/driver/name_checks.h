@@ -9,10 +9,10 @@
 #include "eqsat/rule_file.h"
 #include "pm/core.h"
 
-namespace saturate::cli {
+namespace saturate::driver {
 
 // Throw saturate::Error naming the file (and line) of a rule whose name is not UTF-8.
 void check_rule_names(const eqsat::RuleSet& rules);
 void check_rule_names(const pm::Module& module, const std::string& path);
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

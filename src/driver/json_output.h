@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace saturate::cli {
+namespace saturate::driver {
 
 template <typename Json>
 std::string dump_json(const Json& json) {
   return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

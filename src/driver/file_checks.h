@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace saturate::cli {
+namespace saturate::driver {
 
 // An input file that must be readable: throws saturate::Error, one line, when it is missing,
 // a directory, unreadable or empty.
@@ -27,4 +27,4 @@ struct OutputFile {
 // weakly_canonical otherwise), so `./in.onnx` and a symlink to it are the input too.
 void check_outputs(const std::vector<std::string>& inputs, const std::vector<OutputFile>& outputs);
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

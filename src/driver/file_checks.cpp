@@ -1,4 +1,4 @@
-#include "cli/file_checks.h"
+#include "driver/file_checks.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include "support/error.h"
 #include "support/strings.h"
 
-namespace saturate::cli {
+namespace saturate::driver {
 namespace {
 
 namespace fs = std::filesystem;
@@ -101,4 +101,4 @@ void check_outputs(const std::vector<std::string>& inputs, const std::vector<Out
   }
 }
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

@@ -1,15 +1,15 @@
-#include "cli/deployment_target.h"
+#include "driver/deployment_target.h"
 
 #include <filesystem>
 
-#include "cli/name_checks.h"
+#include "driver/name_checks.h"
 #include "ir/op_registry.h"
 #include "pm/egraph_rules.h"
 #include "pm/format_reader.h"
 #include "support/error.h"
 #include "support/shipped_files.h"
 
-namespace saturate::cli {
+namespace saturate::driver {
 
 std::string default_target(bool onnx_input) {
   return onnx_input ? kTargetOnnxruntime : kTargetOnnx;
@@ -48,4 +48,4 @@ void add_pypm_rules(eqsat::OptimizeOptions& settings, std::shared_ptr<const pm::
       [module](eqsat::CycleFilter* filter) { return pm::compile_egraph_rules(module, filter); });
 }
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

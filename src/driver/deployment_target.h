@@ -12,7 +12,7 @@
 #include "eqsat/optimizer.h"
 #include "pm/core.h"
 
-namespace saturate::cli {
+namespace saturate::driver {
 
 inline constexpr const char* kTargetOnnxruntime = "onnxruntime";
 inline constexpr const char* kTargetOnnx = "onnx";
@@ -37,4 +37,4 @@ std::map<std::string, size_t> contrib_operator_counts(const ir::Graph& graph);
 // Adds a module's rules to equality saturation, non-destructively.
 void add_pypm_rules(eqsat::OptimizeOptions& settings, std::shared_ptr<const pm::Module> module);
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

@@ -1,13 +1,13 @@
-#include "cli/rules_loader.h"
+#include "driver/rules_loader.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "cli/name_checks.h"
+#include "driver/name_checks.h"
 #include "support/error.h"
 #include "support/shipped_files.h"
 
-namespace saturate::cli {
+namespace saturate::driver {
 
 eqsat::RuleSet load_rule_sets(const std::vector<std::string>& rule_files,
                               const std::vector<std::string>& tensat_multi_files) {
@@ -32,4 +32,4 @@ eqsat::RuleSet load_rule_sets(const std::vector<std::string>& rule_files,
   return set;
 }
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

@@ -5,7 +5,7 @@
 
 #include "eqsat/rule_file.h"
 
-namespace saturate::cli {
+namespace saturate::driver {
 
 // Rule files named by the user (Saturate's format or TENSAT's single-pattern files) and TENSAT
 // multi-pattern files; when both lists are empty, the shipped library: every .rules file in
@@ -13,4 +13,4 @@ namespace saturate::cli {
 eqsat::RuleSet load_rule_sets(const std::vector<std::string>& rule_files,
                               const std::vector<std::string>& tensat_multi_files);
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

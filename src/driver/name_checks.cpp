@@ -1,11 +1,11 @@
-#include "cli/name_checks.h"
+#include "driver/name_checks.h"
 
 #include <cstdint>
 
 #include "support/error.h"
 #include "support/utf8.h"
 
-namespace saturate::cli {
+namespace saturate::driver {
 namespace {
 
 // The name with its bytes past ASCII written as \xNN, for the message.
@@ -47,4 +47,4 @@ void check_rule_names(const pm::Module& module, const std::string& path) {
   }
 }
 
-}  // namespace saturate::cli
+}  // namespace saturate::driver

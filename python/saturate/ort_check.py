@@ -1,0 +1,66 @@
+"""The checks of an optimized ONNX model in ONNX Runtime, run together.
+
+``saturate optimize model.onnx`` (and ``saturate.optimize``) ask the run's one ONNX Runtime
+helper (``ort_timer --serve``, which also times operators for the cost model) for
+``run_checks``: the whole-model latency check of ``saturate.ort_latency`` and the comparison of
+``saturate.onnx_check`` in the interpreter that already imported numpy and onnxruntime. The
+answer is ``{"latency": {"original": SUMMARY, "optimized": SUMMARY} or null,
+"verification": CHECK_RESULT or null}``.
+
+From a shell, ``python3 -m saturate.ort_check ORIGINAL OPTIMIZED [--latency-runs N --threads T]
+[--verify]`` prints that object; exit status 0 when everything asked for ran (a mismatch is in
+the JSON), 2 when a model cannot be run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+
+
+def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
+               verify: bool) -> dict:
+    """Times both models (``latency_runs`` interleaved runs each, 0 for none) and compares their
+    outputs when ``verify``; raises when a model cannot be run."""
+    from saturate import onnx_check, ort_latency
+
+    answer = {"latency": None, "verification": None}
+    if latency_runs > 0:
+        before, after = ort_latency.compare_latency(original, optimized, latency_runs, threads)
+        answer["latency"] = {"original": before, "optimized": after}
+    if verify:
+        answer["verification"] = asdict(onnx_check.compare_models(original, optimized))
+    return answer
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m saturate.ort_check",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("original")
+    parser.add_argument("optimized")
+    parser.add_argument("--latency-runs", type=int, default=0,
+                        help="time both models this many interleaved runs (0: no latency check)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--verify", action="store_true",
+                        help="compare the outputs on the same random inputs")
+    args = parser.parse_args(argv)
+    if args.latency_runs < 0 or args.threads < 1:
+        print("error: --latency-runs must be at least 0 and --threads at least 1", file=sys.stderr)
+        return 2
+    try:
+        answer = run_checks(args.original, args.optimized, args.latency_runs, args.threads,
+                            args.verify)
+    except ImportError as error:
+        print(f"error: ONNX Runtime is not installed ({error}); pip install onnxruntime numpy",
+              file=sys.stderr)
+        return 2
+    except Exception as error:  # ORT raises its own exception types; report them all alike
+        print(f"error: ONNX Runtime check failed: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(answer))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

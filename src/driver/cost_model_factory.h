@@ -1,0 +1,43 @@
+#pragma once
+
+// Which cost model a run prices operators with (--cost, --cost-cache, --threads), and the
+// factory that makes it. Measured models (a back end's OpTimer behind cost::MeasuredCostModel)
+// plug in here.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "onnx/onnxruntime_helper.h"
+
+namespace saturate::driver {
+
+struct CostModelOptions {
+  // See cost_model_kinds(); empty: the command's default (analytic, or onnxruntime for an ONNX
+  // model in `optimize`).
+  std::string kind;
+  std::string cache_path;  // empty: cost::CostCache::default_path()
+  int threads = 0;         // CPU timers' threads; 0: the OpenMP default
+};
+
+// The models this build can make: "analytic", "onednn" (and "cudnn" with CUDA).
+std::vector<std::string> cost_model_kinds();
+
+// The model asked for. A measured model opens its cache (a saturate::Error when the file is
+// corrupt) and reports its progress on stderr while it times configurations. The onnxruntime
+// model times through `onnxruntime_helper` when given (the run's one helper process), else
+// through its own.
+std::unique_ptr<cost::CostModel> make_cost_model(
+    const CostModelOptions& options,
+    std::shared_ptr<onnx::OnnxruntimeHelper> onnxruntime_helper = nullptr);
+
+// Adds cost_model, cost_cache, cost_measured, cost_cache_hits, cost_fallbacks and
+// cost_measure_seconds to a report (the last five are null for the analytic model).
+void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json& report);
+
+// "cost model onednn: 12 configurations measured in 0.84 s, 40 from the cache (PATH), 3 priced
+// analytically"; empty for models that measure nothing.
+std::string cost_model_summary(const cost::CostModel& model);
+
+}  // namespace saturate::driver

@@ -1,0 +1,336 @@
+#include "driver/optimize_pipeline.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "driver/deployment_target.h"
+#include "driver/file_checks.h"
+#include "driver/json_output.h"
+#include "driver/pending_output.h"
+#include "driver/rules_loader.h"
+#include "driver/search_stages.h"
+#include "driver/verification.h"
+#include "ir/dot_writer.h"
+#include "ir/text_format.h"
+#include "onnx/onnx_export.h"
+#include "onnx/onnxruntime_helper.h"
+#include "support/error.h"
+#include "support/python_helper.h"
+#include "support/strings.h"
+
+namespace saturate::driver {
+namespace {
+
+// The run's one ONNX Runtime helper, started when first needed (by the cost model's timer or by
+// the checks) and shared by both.
+class OnnxruntimeConnection {
+ public:
+  std::shared_ptr<onnx::OnnxruntimeHelper> get() {
+    if (helper_ == nullptr) {
+      try {
+        helper_ =
+            std::make_shared<onnx::OnnxruntimeHelper>(python_executable(), python_package_dir());
+      } catch (const Error& error) {
+        throw Error(std::string("ONNX Runtime checks need Python with onnxruntime: ") +
+                    error.what());
+      }
+    }
+    return helper_;
+  }
+
+ private:
+  std::shared_ptr<onnx::OnnxruntimeHelper> helper_;
+};
+
+// The ONNX files the checks read: the original (the input's own path when it has one, so that
+// its external data resolves beside it) and the optimized candidate, removed afterwards.
+class CheckFiles {
+ public:
+  CheckFiles() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "saturate-check-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error("cannot create a temporary directory for the ONNX Runtime checks");
+    }
+    dir_ = pattern;
+  }
+  CheckFiles(const CheckFiles&) = delete;
+  CheckFiles& operator=(const CheckFiles&) = delete;
+  ~CheckFiles() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// The optimized ONNX model, exported once: in memory, or (when its weights go to external
+// data) to a file with its data beside it.
+struct ExportedModel {
+  std::string bytes;      // empty when written to `path` with external data
+  std::string path;       // where the checks read it
+  bool external = false;  // weights in path + ".data"
+};
+
+class Pipeline {
+ public:
+  Pipeline(const ModelInput& input, const PipelineOptions& options)
+      : input_(input), options_(options) {}
+
+  PipelineResult run();
+
+ private:
+  void check_files_before_work() const;
+  void apply_defaults(const LoadedModel& loaded);
+  std::unique_ptr<cost::CostModel> make_model();
+  ExportedModel export_model(const ir::Graph& graph, const onnx::OnnxModel& source,
+                             const CheckFiles& files, const std::string& name);
+  std::string original_path(const CheckFiles& files) const;
+  bool writes_input_bytes(const onnx::OnnxModel& source) const;
+  void check_onnx_model(SearchOutcome& outcome, PipelineResult& result);
+  void write_outputs(const PipelineResult& result) const;
+
+  const ModelInput& input_;
+  PipelineOptions options_;
+  OnnxruntimeConnection onnxruntime_;
+  size_t onnx_exports_ = 0;
+  std::optional<ExportedModel> exported_;
+  std::unique_ptr<CheckFiles> check_files_;
+};
+
+void Pipeline::check_files_before_work() const {
+  std::vector<std::string> inputs = options_.rule_files;
+  inputs.insert(inputs.end(), options_.tensat_multi_files.begin(),
+                options_.tensat_multi_files.end());
+  inputs.insert(inputs.end(), options_.pypm_files.begin(), options_.pypm_files.end());
+  if (input_.reads_a_file()) inputs.push_back(input_.spec);
+  const OutputFiles& out = options_.outputs;
+  check_outputs(inputs, {{"-o", out.model},
+                         {"--json", out.json},
+                         {"--dot", out.dot},
+                         {"--egraph-json", out.egraph_json},
+                         {"--egraph-dot", out.egraph_dot}});
+  if (options_.no_rules && (!options_.rule_files.empty() || !options_.tensat_multi_files.empty())) {
+    throw Error("--no-rules contradicts --rules/--tensat-multi");
+  }
+  if (options_.search == "taso" && !options_.pypm_files.empty()) {
+    throw Error("--pypm works with --search eqsat only");
+  }
+  if (options_.search == "taso" && (!out.egraph_json.empty() || !out.egraph_dot.empty())) {
+    throw Error(
+        "--egraph-json and --egraph-dot work with --search eqsat only (TASO's search "
+        "builds no e-graph)");
+  }
+}
+
+void Pipeline::apply_defaults(const LoadedModel& loaded) {
+  const bool onnx_input = loaded.onnx != nullptr;
+  // Optimize for the runtime the model is deployed on: an ONNX model is priced by timing its
+  // operators in ONNX Runtime.
+  if (options_.cost.kind.empty()) options_.cost.kind = onnx_input ? "onnxruntime" : "analytic";
+  if (options_.target.empty()) options_.target = default_target(onnx_input);
+  if (ends_with(options_.outputs.model, ".onnx") && !onnx_input) {
+    throw Error("cannot write '" + options_.outputs.model +
+                "': exporting to ONNX needs the weights of an ONNX model, and '" + input_.spec +
+                "' is not one (write .sxp instead)");
+  }
+}
+
+std::unique_ptr<cost::CostModel> Pipeline::make_model() {
+  if (options_.cost.kind == "onnxruntime") {
+    return make_cost_model(options_.cost, onnxruntime_.get());
+  }
+  return make_cost_model(options_.cost);
+}
+
+ExportedModel Pipeline::export_model(const ir::Graph& graph, const onnx::OnnxModel& source,
+                                     const CheckFiles& files, const std::string& name) {
+  ExportedModel exported;
+  exported.path = files.path(name);
+  ++onnx_exports_;
+  if (onnx::writes_external_data(graph, source,
+                                 external_data_mode(options_.outputs.external_data))) {
+    // Past what one protobuf holds (or asked for): streamed to a file, weights beside it.
+    onnx::write_onnx(graph, source, exported.path, onnx::ExternalData::On);
+    exported.external = true;
+    return exported;
+  }
+  exported.bytes = onnx::export_onnx(graph, source);
+  write_file_atomically(exported.path, exported.bytes);
+  return exported;
+}
+
+std::string Pipeline::original_path(const CheckFiles& files) const {
+  if (input_.reads_a_file()) return input_.spec;
+  const std::string path = files.path("original.onnx");
+  if (!std::filesystem::exists(path)) write_file_atomically(path, *input_.onnx_bytes);
+  return path;
+}
+
+bool Pipeline::writes_input_bytes(const onnx::OnnxModel& source) const {
+  // The input's own bytes are the output when the original is kept, unless its weights live in
+  // an external data file (whose name the output must carry) or the output must have one.
+  return source.external_tensors == 0 && options_.outputs.external_data != "on";
+}
+
+void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) {
+  const onnx::OnnxModel& source = *result.onnx_source;
+  check_files_ = std::make_unique<CheckFiles>();
+  if (!outcome.kept_original) {
+    exported_ = export_model(outcome.graph, source, *check_files_, "optimized.onnx");
+  }
+  const bool time_it =
+      exported_ && options_.cost.kind == "onnxruntime" && options_.latency_runs > 0;
+  const bool verify_it = exported_ && options_.verify;
+  std::optional<onnx::ModelCheckAnswer> answer;
+  if (time_it || verify_it) {
+    onnx::ModelCheckRequest request;
+    request.latency_runs = time_it ? options_.latency_runs : 0;
+    request.threads = std::max(options_.cost.threads, 1);
+    request.verify = verify_it;
+    std::string steps;
+    if (time_it)
+      steps += " timing both models (" + std::to_string(request.latency_runs) + " runs each)";
+    if (verify_it) steps += std::string(time_it ? "," : "") + " comparing their outputs";
+    std::fprintf(stderr, "checking in ONNX Runtime:%s\n", steps.c_str());
+    answer =
+        onnxruntime_.get()->check_models(original_path(*check_files_), exported_->path, request);
+  }
+  if (answer && answer->latency) {
+    const onnx::LatencyComparison& latency = *answer->latency;
+    result.report["latency_check"] = {
+        {"runtime", "onnxruntime"},
+        {"runs", latency.runs},
+        {"original_median_ms", latency.original_ms},
+        {"optimized_median_ms", latency.optimized_ms},
+        {"kept", latency.optimized_is_slower() ? "original" : "optimized"}};
+    if (latency.optimized_is_slower()) {
+      outcome.graph = result.original;
+      outcome.optimized_cost = outcome.original_cost;
+      outcome.kept_original = true;
+      exported_.reset();
+    }
+  }
+  result.optimized = outcome.graph;
+  if (exported_) {
+    result.onnx_bytes = exported_->bytes;
+    if (answer && answer->verification) {
+      result.verified = record_onnxruntime_verification(*answer->verification, result.report);
+    }
+    return;
+  }
+  // The original is kept.
+  if (writes_input_bytes(source)) {
+    result.onnx_bytes = input_.onnx_bytes ? *input_.onnx_bytes : read_file(input_.spec);
+    if (options_.verify) record_identical_model(result.report);
+    return;
+  }
+  // Its weights are in external data: the output is a re-export of the original, checked too.
+  exported_ = export_model(result.original, source, *check_files_, "original-export.onnx");
+  if (options_.verify) {
+    onnx::ModelCheckRequest request;
+    request.verify = true;
+    const onnx::ModelCheckAnswer check =
+        onnxruntime_.get()->check_models(original_path(*check_files_), exported_->path, request);
+    result.verified = record_onnxruntime_verification(*check.verification, result.report);
+  }
+  result.onnx_bytes = exported_->bytes;
+}
+
+void Pipeline::write_outputs(const PipelineResult& result) const {
+  const OutputFiles& out = options_.outputs;
+  // A model that failed verification is not written (unless keep_unverified); the report is,
+  // with the verdict.
+  const bool write_model = result.verified || options_.keep_unverified;
+  if (write_model && !out.model.empty()) {
+    if (!ends_with(out.model, ".onnx")) {
+      write_file_atomically(out.model, ir::write_text(result.optimized));
+    } else if (!result.onnx_bytes.empty()) {
+      write_file_atomically(out.model, result.onnx_bytes);  // the buffer checked above
+    } else {
+      // Weights in external data: the output's data file is named after it, so the model is
+      // written again beside it (streamed; the checked export used a temporary name).
+      onnx::write_onnx(result.optimized, *result.onnx_source, out.model,
+                       external_data_mode(out.external_data));
+    }
+  }
+  if (write_model && !out.dot.empty())
+    write_file_atomically(out.dot, ir::write_dot(result.optimized));
+  if (!out.json.empty()) write_file_atomically(out.json, dump_json(result.report));
+}
+
+PipelineResult Pipeline::run() {
+  check_files_before_work();
+  LoadedModel loaded = load_model(input_);
+  apply_defaults(loaded);
+  eqsat::RuleSet rules = options_.no_rules
+                             ? eqsat::RuleSet{}
+                             : load_rule_sets(options_.rule_files, options_.tensat_multi_files);
+  // TASO's search applies rule files only; no_rules means no rules at all.
+  const bool fuse = !options_.no_rules && options_.search == "eqsat";
+  std::shared_ptr<const pm::Module> fusions = fuse ? target_fusions(options_.target) : nullptr;
+  std::unique_ptr<cost::CostModel> model = make_model();
+
+  PendingOutput egraph_json(options_.outputs.egraph_json);
+  PendingOutput egraph_dot(options_.outputs.egraph_dot);
+  SearchOutcome outcome =
+      options_.search == "taso"
+          ? run_taso_baseline(loaded.graph, rules, *model, options_)
+          : run_equality_saturation(loaded.graph, rules, fusions, *model, options_,
+                                    egraph_json.temporary(), egraph_dot.temporary());
+
+  PipelineResult result;
+  result.original = std::move(loaded.graph);
+  result.onnx_source = loaded.onnx;
+  result.report = std::move(outcome.report);
+  result.report["latency_check"] = nullptr;
+  result.report["verified"] = nullptr;
+  result.report["max_abs_error"] = nullptr;
+  if (result.onnx_source) {
+    check_onnx_model(outcome, result);
+  } else {
+    result.optimized = outcome.graph;
+    if (options_.verify) {
+      result.verified = verify_rewrite(result.original, result.optimized, result.report);
+    }
+  }
+  nlohmann::ordered_json& report = result.report;
+  report["kept_original"] = outcome.kept_original;
+  report["optimized_cost"] = outcome.optimized_cost;
+  report["speedup_percent"] = outcome.optimized_cost > 0
+                                  ? 100.0 * (outcome.original_cost / outcome.optimized_cost - 1.0)
+                                  : 0.0;
+  report["optimized_ops"] = result.optimized.num_operators();
+  add_cost_model_report(*model, report);
+  report["cost_threads"] = options_.cost.threads;
+  report["input_format"] = loaded.format;
+  report["opaque_nodes"] = result.original.nodes_of(ir::OpKind::Opaque).size();
+  report["folded_nodes"] = result.onnx_source ? nlohmann::json(result.onnx_source->folded_nodes)
+                                              : nlohmann::json(nullptr);
+  report["onnx_exports"] = onnx_exports_;
+  result.search_summary = outcome.stop_description;
+  result.cost_summary = cost_model_summary(*model);
+
+  write_outputs(result);
+  result.wrote_model =
+      !options_.outputs.model.empty() && (result.verified || options_.keep_unverified);
+  if (result.verified || options_.keep_unverified) {
+    egraph_json.commit();
+    egraph_dot.commit();
+  }
+  return result;
+}
+
+}  // namespace
+
+PipelineResult run_pipeline(const ModelInput& input, const PipelineOptions& options) {
+  return Pipeline(input, options).run();
+}
+
+}  // namespace saturate::driver

@@ -1,0 +1,40 @@
+#pragma once
+
+// The pipeline's search step: equality saturation and extraction, or TASO's backtracking
+// search as the baseline, each starting the report with what it found.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cost/cost_model.h"
+#include "driver/optimize_pipeline.h"
+#include "eqsat/rule_file.h"
+#include "ir/graph.h"
+#include "pm/core.h"
+
+namespace saturate::driver {
+
+struct SearchOutcome {
+  ir::Graph graph;  // the graph chosen (the input when nothing cheaper was found)
+  double original_cost = 0;
+  double optimized_cost = 0;
+  bool kept_original = false;
+  // model, search, costs, operator counts and the search's own statistics.
+  nlohmann::ordered_json report;
+  // "exploration: ..." lines the CLI prints after the table.
+  std::string stop_description;
+};
+
+// Equality saturation with `rules`, the PyPM files of `options` and the target's `fusions`;
+// writes the e-graph files to the given temporary paths when asked.
+SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleSet& rules,
+                                      std::shared_ptr<const pm::Module> fusions,
+                                      const cost::CostModel& model, const PipelineOptions& options,
+                                      const std::string& egraph_json_path,
+                                      const std::string& egraph_dot_path);
+
+// TASO's search over the same rules and cost model.
+SearchOutcome run_taso_baseline(const ir::Graph& graph, const eqsat::RuleSet& rules,
+                                const cost::CostModel& model, const PipelineOptions& options);
+
+}  // namespace saturate::driver

@@ -1,0 +1,60 @@
+#include "driver/verification.h"
+
+#include <cstdio>
+
+#include "runtime/graph_comparison.h"
+
+namespace saturate::driver {
+
+bool verify_rewrite(const ir::Graph& original, const ir::Graph& rewritten,
+                    nlohmann::ordered_json& report) {
+  std::fprintf(stderr, "verifying: running both graphs in the reference interpreter (float64)\n");
+  runtime::GraphComparison comparison = runtime::compare_graphs(original, rewritten);
+  const bool verified = comparison.max_relative_error <= kVerifyTolerance;
+  report["verified"] = verified;
+  report["verify_runtime"] = "reference interpreter";
+  report["verify_precision"] = "float64";
+  report["verify_tolerance"] = kVerifyTolerance;
+  report["max_abs_error"] = comparison.max_abs_error;
+  report["max_relative_error"] = comparison.max_relative_error;
+  report["outputs_finite"] = comparison.finite;
+  report["worst_output"] = comparison.worst_output;
+  return verified;
+}
+
+bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::ordered_json& report) {
+  const bool verified = check.at("ok").get<bool>();
+  report["verified"] = verified;
+  report["verify_runtime"] = "onnxruntime";
+  report["verify_precision"] = check.value("precision", "float32");
+  if (check.contains("float64_unavailable") && !check["float64_unavailable"].is_null()) {
+    report["verify_float64_unavailable"] = check["float64_unavailable"];
+  }
+  report["max_abs_error"] = check.at("max_abs_error");
+  // The error relative to its output's range (max |original|), the largest over the outputs.
+  report["max_relative_error"] = check.at("max_rel_error");
+  report["verify_rtol"] = check.value("rtol", 0.0);
+  report["verify_atol"] = check.value("atol", 0.0);
+  report["outputs_finite"] = check.value("outputs_finite", true);
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const auto& output : check.value("outputs", nlohmann::json::array())) {
+    outputs.push_back({{"name", output.value("name", "")},
+                       {"max_abs_error", output.value("max_abs_error", 0.0)},
+                       {"range", output.value("range", 0.0)},
+                       {"relative_to_range", output.value("max_rel_error", 0.0)},
+                       {"tolerance", output.value("tolerance", 0.0)},
+                       {"ok", output.value("ok", true)}});
+  }
+  report["verify_outputs"] = outputs;
+  return verified;
+}
+
+void record_identical_model(nlohmann::ordered_json& report) {
+  report["verified"] = true;
+  report["verify_runtime"] = "identical: the input's own model is written";
+  report["verify_precision"] = "exact";
+  report["max_abs_error"] = 0.0;
+  report["max_relative_error"] = 0.0;
+}
+
+}  // namespace saturate::driver

@@ -1,0 +1,62 @@
+#include "onnx/onnxruntime_helper.h"
+
+#include <vector>
+
+#include "support/child_process.h"
+#include "support/error.h"
+#include "support/json_helper_client.h"
+#include "support/python_helper.h"
+
+namespace saturate::onnx {
+
+OnnxruntimeHelper::OnnxruntimeHelper(const std::string& python, const std::string& python_dir) {
+  std::vector<std::string> environment;
+  if (!python_dir.empty()) environment.push_back(python_path_environment_entry(python_dir));
+  process_ = std::make_unique<ChildProcess>(
+      std::vector<std::string>{python, "-m", "saturate.ort_timer", "--serve"}, environment);
+}
+
+OnnxruntimeHelper::~OnnxruntimeHelper() = default;  // closing its input ends the helper
+
+nlohmann::json OnnxruntimeHelper::ask(const nlohmann::json& request, const std::string& what) {
+  return ask_json_helper(*process_, request, what);
+}
+
+ModelCheckAnswer OnnxruntimeHelper::check_models(const std::string& original_path,
+                                                 const std::string& optimized_path,
+                                                 const ModelCheckRequest& request) {
+  const nlohmann::json answer = ask({{"check",
+                                      {{"original", original_path},
+                                       {"optimized", optimized_path},
+                                       {"latency_runs", request.latency_runs},
+                                       {"threads", request.threads},
+                                       {"verify", request.verify}}}},
+                                    "the ONNX Runtime check");
+  ModelCheckAnswer result;
+  try {
+    read_check_answer(answer, request, result);
+  } catch (const nlohmann::json::exception& error) {
+    throw Error(std::string("the ONNX Runtime check answered malformed JSON: ") + error.what());
+  }
+  return result;
+}
+
+void OnnxruntimeHelper::read_check_answer(const nlohmann::json& answer,
+                                          const ModelCheckRequest& request,
+                                          ModelCheckAnswer& result) {
+  if (request.latency_runs > 0) {
+    const nlohmann::json& latency = answer.at("latency");
+    result.latency = LatencyComparison{latency.at("original").at("median_ms").get<double>(),
+                                       latency.at("optimized").at("median_ms").get<double>(),
+                                       request.latency_runs};
+  }
+  if (request.verify) {
+    const nlohmann::json& verification = answer.at("verification");
+    if (!verification.is_object() || !verification.contains("ok")) {
+      throw Error("the ONNX Runtime check answered no verification verdict");
+    }
+    result.verification = verification;
+  }
+}
+
+}  // namespace saturate::onnx

@@ -1,0 +1,65 @@
+#pragma once
+
+// The one long-lived ONNX Runtime process of a run: `python3 -m saturate.ort_timer --serve`
+// (python/saturate/ort_timer.py), which times one-operator models for the measured cost model
+// and runs the whole-model checks of `optimize` (latency and verification, ort_check.py).
+// ONNX Runtime has no C++ package on Debian, and its Python wheel is what users install, so
+// the Python helper is the interface to it; one process imports numpy and onnxruntime once.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace saturate {
+class ChildProcess;
+}
+
+namespace saturate::onnx {
+
+// Medians of whole-model runs, original and optimized side by side (interleaved).
+struct LatencyComparison {
+  double original_ms = 0;
+  double optimized_ms = 0;
+  int runs = 0;
+  bool optimized_is_slower() const { return optimized_ms > original_ms; }
+};
+
+// What a check asks for: `latency_runs` interleaved runs of each model (0: no timing) at
+// `threads` intra-op threads, and whether to compare their outputs.
+struct ModelCheckRequest {
+  int latency_runs = 0;
+  int threads = 1;
+  bool verify = false;
+};
+
+struct ModelCheckAnswer {
+  std::optional<LatencyComparison> latency;
+  // saturate.onnx_check's CheckResult as JSON (ok, precision, max_abs_error, outputs, ...).
+  std::optional<nlohmann::json> verification;
+};
+
+class OnnxruntimeHelper {
+ public:
+  // Starts `PYTHON -m saturate.ort_timer --serve` with `python_dir` first on PYTHONPATH. Throws
+  // saturate::Error when Python or onnxruntime is missing.
+  OnnxruntimeHelper(const std::string& python, const std::string& python_dir);
+  ~OnnxruntimeHelper();
+  OnnxruntimeHelper(const OnnxruntimeHelper&) = delete;
+  OnnxruntimeHelper& operator=(const OnnxruntimeHelper&) = delete;
+
+  // One request and its answer (an object); throws saturate::Error with the helper's message
+  // when it answers an error, naming `what`.
+  nlohmann::json ask(const nlohmann::json& request, const std::string& what);
+
+  // Runs both models (paths; external data resolves beside them) as asked.
+  ModelCheckAnswer check_models(const std::string& original_path, const std::string& optimized_path,
+                                const ModelCheckRequest& request);
+
+ private:
+  static void read_check_answer(const nlohmann::json& answer, const ModelCheckRequest& request,
+                                ModelCheckAnswer& result);
+
+  std::unique_ptr<ChildProcess> process_;
+};
+
+}  // namespace saturate::onnx
