@@ -114,7 +114,7 @@ def settings_for(args):
 # ---------------------------------------------------------------------------------------------
 # Running the CLI
 
-# optimize --verify's tolerance (src/cli/verification.h), for --verify-graph.
+# optimize --verify's tolerance (src/driver/verification.h), for --verify-graph.
 VERIFY_TOLERANCE = 1e-6
 
 EQSAT_TIMINGS = ("explore_seconds", "extract_seconds", "optimizer_seconds",
