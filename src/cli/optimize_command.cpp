@@ -45,7 +45,8 @@ void print_summary(const driver::PipelineOptions& options, const driver::Pipelin
   }
   if (!result.search_summary.empty()) std::printf("%s\n", result.search_summary.c_str());
   if (options.verify) print_verification(report, result.verified);
-  if (result.wrote_model) std::printf("wrote %s\n", options.outputs.model.c_str());
+  if (!options.outputs.model.empty() && (result.verified || options.keep_unverified))
+    std::printf("wrote %s\n", options.outputs.model.c_str());
   if (!options.outputs.json.empty()) std::printf("wrote %s\n", options.outputs.json.c_str());
 }
 

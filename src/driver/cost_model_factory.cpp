@@ -119,8 +119,8 @@ std::string cost_model_summary(const cost::CostModel& model) {
   if (measured == nullptr) return "";
   const cost::MeasuredCostStats& stats = measured->stats();
   std::string text = "cost model " + model.name() + ": " + std::to_string(stats.measured) +
-                     " configurations measured in " + seconds_text(stats.measure_seconds) +
-                     " s, " + std::to_string(stats.cache_hits) + " from the cache";
+                     " configurations measured in " + seconds_text(stats.measure_seconds) + " s, " +
+                     std::to_string(stats.cache_hits) + " from the cache";
   if (measured->cache() != nullptr) text += " (" + measured->cache()->path() + ")";
   text += ", " + std::to_string(stats.fallbacks) + " priced by the " + measured->fallback().name() +
           " fallback";

@@ -123,14 +123,6 @@ SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleS
   outcome.kept_original = result.kept_original;
   outcome.stop_description = describe_run(result, settings);
   outcome.report = {
-      {"model", graph.name()},
-      {"search", "eqsat"},
-      {"cost_model", model.name()},
-      {"original_cost", result.original_cost},
-      {"optimized_cost", result.optimized_cost},
-      {"speedup_percent", result.speedup_percent()},
-      {"original_ops", graph.num_operators()},
-      {"optimized_ops", result.graph.num_operators()},
       {"egraph_nodes", result.exploration.egraph_nodes},
       {"egraph_classes", result.exploration.egraph_classes},
       {"iterations", result.exploration.iterations},
@@ -144,7 +136,6 @@ SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleS
       {"extraction_status", result.extraction.status},
       {"extracted_dag_cost", result.extracted_dag_cost},
       {"extracted_graph_cost", result.extracted_graph_cost},
-      {"kept_original", result.kept_original},
       {"cycle_filter", std::string(eqsat::to_string(settings.cycle_filter))},
       {"filtered_nodes", result.filtered_nodes},
       {"cycle_prefilter_rejections", result.cycle_prefilter_rejections},

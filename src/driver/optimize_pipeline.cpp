@@ -21,6 +21,7 @@
 #include "support/error.h"
 #include "support/python_helper.h"
 #include "support/strings.h"
+#include "support/temporary_directory.h"
 
 namespace saturate::driver {
 namespace {
@@ -46,30 +47,6 @@ class OnnxruntimeConnection {
   std::shared_ptr<onnx::OnnxruntimeHelper> helper_;
 };
 
-// The ONNX files the checks read: the original (the input's own path when it has one, so that
-// its external data resolves beside it) and the optimized candidate, removed afterwards.
-class CheckFiles {
- public:
-  CheckFiles() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "saturate-check-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw Error("cannot create a temporary directory for the ONNX Runtime checks");
-    }
-    dir_ = pattern;
-  }
-  CheckFiles(const CheckFiles&) = delete;
-  CheckFiles& operator=(const CheckFiles&) = delete;
-  ~CheckFiles() {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
-};
-
 // The optimized ONNX model, exported once: in memory, or (when its weights go to external
 // data) to a file with its data beside it.
 struct ExportedModel {
@@ -90,8 +67,8 @@ class Pipeline {
   void apply_defaults(const LoadedModel& loaded);
   std::unique_ptr<cost::CostModel> make_model();
   ExportedModel export_model(const ir::Graph& graph, const onnx::OnnxModel& source,
-                             const CheckFiles& files, const std::string& name);
-  std::string original_path(const CheckFiles& files) const;
+                             const TemporaryDirectory& files, const std::string& name);
+  std::string original_path(const TemporaryDirectory& files) const;
   bool writes_input_bytes(const onnx::OnnxModel& source) const;
   void check_onnx_model(SearchOutcome& outcome, PipelineResult& result);
   void write_outputs(const PipelineResult& result) const;
@@ -101,7 +78,7 @@ class Pipeline {
   OnnxruntimeConnection onnxruntime_;
   size_t onnx_exports_ = 0;
   std::optional<ExportedModel> exported_;
-  std::unique_ptr<CheckFiles> check_files_;
+  std::unique_ptr<TemporaryDirectory> check_files_;
 };
 
 void Pipeline::check_files_before_work() const {
@@ -150,9 +127,9 @@ std::unique_ptr<cost::CostModel> Pipeline::make_model() {
 }
 
 ExportedModel Pipeline::export_model(const ir::Graph& graph, const onnx::OnnxModel& source,
-                                     const CheckFiles& files, const std::string& name) {
+                                     const TemporaryDirectory& files, const std::string& name) {
   ExportedModel exported;
-  exported.path = files.path(name);
+  exported.path = files.file(name);
   ++onnx_exports_;
   if (onnx::writes_external_data(graph, source,
                                  external_data_mode(options_.outputs.external_data))) {
@@ -166,9 +143,9 @@ ExportedModel Pipeline::export_model(const ir::Graph& graph, const onnx::OnnxMod
   return exported;
 }
 
-std::string Pipeline::original_path(const CheckFiles& files) const {
+std::string Pipeline::original_path(const TemporaryDirectory& files) const {
   if (input_.reads_a_file()) return input_.spec;
-  const std::string path = files.path("original.onnx");
+  const std::string path = files.file("original.onnx");
   if (!std::filesystem::exists(path)) write_file_atomically(path, *input_.onnx_bytes);
   return path;
 }
@@ -181,7 +158,10 @@ bool Pipeline::writes_input_bytes(const onnx::OnnxModel& source) const {
 
 void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) {
   const onnx::OnnxModel& source = *result.onnx_source;
-  check_files_ = std::make_unique<CheckFiles>();
+  // The ONNX files the checks read: the original (the input's own path when it has one, so
+  // that its external data resolves beside it) and the optimized candidate.
+  check_files_ =
+      std::make_unique<TemporaryDirectory>("saturate-check", "for the ONNX Runtime checks");
   if (!outcome.kept_original) {
     exported_ = export_model(outcome.graph, source, *check_files_, "optimized.onnx");
   }
@@ -288,7 +268,18 @@ PipelineResult Pipeline::run() {
   PipelineResult result;
   result.original = std::move(loaded.graph);
   result.onnx_source = loaded.onnx;
-  result.report = std::move(outcome.report);
+  // The fields every search reports, filled in below once the checks decided what is kept;
+  // then the search's own statistics.
+  result.report = {{"model", result.original.name()},
+                   {"search", options_.search},
+                   {"cost_model", model->name()},
+                   {"original_cost", outcome.original_cost},
+                   {"optimized_cost", nullptr},
+                   {"speedup_percent", nullptr},
+                   {"original_ops", result.original.num_operators()},
+                   {"optimized_ops", nullptr},
+                   {"kept_original", nullptr}};
+  result.report.update(outcome.report);
   result.report["latency_check"] = nullptr;
   result.report["verified"] = nullptr;
   result.report["max_abs_error"] = nullptr;
@@ -303,9 +294,7 @@ PipelineResult Pipeline::run() {
   nlohmann::ordered_json& report = result.report;
   report["kept_original"] = outcome.kept_original;
   report["optimized_cost"] = outcome.optimized_cost;
-  report["speedup_percent"] = outcome.optimized_cost > 0
-                                  ? 100.0 * (outcome.original_cost / outcome.optimized_cost - 1.0)
-                                  : 0.0;
+  report["speedup_percent"] = outcome.speedup_percent();
   report["optimized_ops"] = result.optimized.num_operators();
   add_cost_model_report(*model, report);
   report["cost_threads"] = options_.cost.threads;
@@ -318,8 +307,6 @@ PipelineResult Pipeline::run() {
   result.cost_summary = cost_model_summary(*model);
 
   write_outputs(result);
-  result.wrote_model =
-      !options_.outputs.model.empty() && (result.verified || options_.keep_unverified);
   if (result.verified || options_.keep_unverified) {
     egraph_json.commit();
     egraph_dot.commit();

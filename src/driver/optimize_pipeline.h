@@ -77,7 +77,6 @@ struct PipelineResult {
   // original is kept); empty when its weights went to external data.
   std::string onnx_bytes;
   bool verified = true;  // false only when verification ran and found a mismatch
-  bool wrote_model = false;
   // "cost model onnxruntime: 12 configurations measured ..." (empty for the analytic model).
   std::string cost_summary;
   // How the search went, for people: "exploration: 9 iterations, stopped by ...", one line each.

@@ -19,10 +19,14 @@ struct SearchOutcome {
   double original_cost = 0;
   double optimized_cost = 0;
   bool kept_original = false;
-  // model, search, costs, operator counts and the search's own statistics.
+  // The search's own statistics (the pipeline writes the model, costs and operator counts).
   nlohmann::ordered_json report;
   // "exploration: ..." lines the CLI prints after the table.
   std::string stop_description;
+
+  double speedup_percent() const {
+    return optimized_cost > 0 ? 100.0 * (original_cost / optimized_cost - 1.0) : 0.0;
+  }
 };
 
 // Equality saturation with `rules`, the PyPM files of `options` and the target's `fusions`;

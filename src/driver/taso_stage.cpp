@@ -29,16 +29,7 @@ SearchOutcome run_taso_baseline(const ir::Graph& graph, const eqsat::RuleSet& ru
   outcome.original_cost = result.original_cost;
   outcome.optimized_cost = result.optimized_cost;
   outcome.kept_original = result.best_path.empty();
-  outcome.report = {{"model", graph.name()},
-                    {"search", "taso"},
-                    {"cost_model", model.name()},
-                    {"original_cost", result.original_cost},
-                    {"optimized_cost", result.optimized_cost},
-                    {"speedup_percent", result.speedup_percent()},
-                    {"original_ops", graph.num_operators()},
-                    {"optimized_ops", result.graph.num_operators()},
-                    {"kept_original", outcome.kept_original},
-                    {"alpha", options.alpha},
+  outcome.report = {{"alpha", options.alpha},
                     {"budget", options.budget},
                     {"expansions", result.expansions},
                     {"stop_reason", std::string(search::to_string(result.stop_reason))},

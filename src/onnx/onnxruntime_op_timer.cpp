@@ -11,20 +11,9 @@
 #include "support/error.h"
 #include "support/json_helper_client.h"
 #include "support/python_helper.h"
+#include "support/temporary_directory.h"
 
 namespace saturate::onnx {
-namespace {
-
-std::string make_work_dir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "saturate-ort-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw Error("cannot create a temporary directory for ONNX Runtime timing models");
-  }
-  return pattern;
-}
-
-}  // namespace
-
 OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
     : options_(std::move(options)) {
   try {
@@ -36,13 +25,12 @@ OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
   } catch (const Error& error) {
     throw Error(std::string("--cost onnxruntime needs Python with onnxruntime: ") + error.what());
   }
-  work_dir_ = make_work_dir();
+  work_dir_ =
+      std::make_unique<TemporaryDirectory>("saturate-ort", "for ONNX Runtime timing models");
 }
 
 OnnxruntimeOpTimer::~OnnxruntimeOpTimer() {
   helper_.reset();  // the last owner closes its input: the helper exits
-  std::error_code ignored;
-  if (!work_dir_.empty()) std::filesystem::remove_all(work_dir_, ignored);
 }
 
 bool OnnxruntimeOpTimer::supports(const cost::OpConfig& config) const {
@@ -56,9 +44,7 @@ std::vector<double> OnnxruntimeOpTimer::time_ms(const std::vector<cost::OwnedOpC
   nlohmann::json paths = nlohmann::json::array();
   for (const cost::OwnedOpConfig& config : configs) {
     const ir::Graph graph = cost::one_node_graph(config);
-    const std::string path =
-        (std::filesystem::path(work_dir_) / ("op" + std::to_string(models_written_++) + ".onnx"))
-            .string();
+    const std::string path = work_dir_->file("op" + std::to_string(models_written_++) + ".onnx");
     write_onnx(graph, make_export_source(graph, random_weight_data(graph, options_.seed)), path);
     paths.push_back(path);
   }

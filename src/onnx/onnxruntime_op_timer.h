@@ -6,6 +6,7 @@
 
 #include "cost/op_timer.h"
 #include "onnx/onnxruntime_helper.h"
+#include "support/temporary_directory.h"
 
 namespace saturate::onnx {
 
@@ -45,7 +46,7 @@ class OnnxruntimeOpTimer : public cost::OpTimer {
   OnnxruntimeTimerOptions options_;
   std::shared_ptr<OnnxruntimeHelper> helper_;
   std::string fingerprint_;
-  std::string work_dir_;  // the one-operator models, removed with the timer
+  std::unique_ptr<TemporaryDirectory> work_dir_;  // the one-operator models
   size_t models_written_ = 0;
 };
 
