@@ -30,13 +30,25 @@ all masked with -inf, SDPA's IsNaN guard gives zeros and ONNX Runtime's kernel g
 query that may attend to no key; padding masks mask keys, not queries, so this needs an
 all-padding batch element).
 
+RMSNorm (Llama's, T5's) as the exporters write it, fused into `RMSNorm` (ONNX Runtime's
+SimplifiedLayerNormalization):
+
+    y = w * (x * rsqrt(ReduceMean(x^2, last axis, keepdims) + eps))      w: (D,), x: (..., D)
+      ->  RMSNorm(x, w, epsilon=eps)
+
+with rsqrt as Reciprocal(Sqrt(v)) (dynamo), Div(1, Sqrt(v)) (TorchScript), Pow(v, -0.5), or
+x / Sqrt(v); x^2 as Pow(x, 2) or x * x; each product and the sum in either order. ONNX Runtime
+fuses the TorchScript spelling itself at session creation, but not the dynamo exporter's
+Reciprocal.
+
 Compile: saturate pm compile rules/pypm/onnxruntime.py -o onnxruntime.pmb (the build does it).
 """
 import sys
 
 from saturate import pypm
-from saturate.pypm import (Add, Div, MatMul, Mul, MultiHeadAttention, Opaque, Reshape, Softmax,
-                           Transpose, pattern, rule, var)
+from saturate.pypm import (Add, Div, EwMul, MatMul, Mul, MultiHeadAttention, Opaque, Pow,
+                           ReduceMean, Reshape, RMSNorm, Softmax, Sqrt, Transpose, pattern, rule,
+                           var)
 
 
 @pattern
@@ -297,3 +309,96 @@ def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
 
 if __name__ == "__main__":
     pypm.serialize(sys.argv[1] if len(sys.argv) > 1 else "onnxruntime.pmb")
+
+
+# ---- RMSNorm ----------------------------------------------------------------------------------
+@pattern
+def Square(x):
+    return Pow(x, 2.0)
+
+
+@pattern
+def Square(x):  # noqa: F811
+    return EwMul(x, x)
+
+
+@pattern
+def MeanSquarePlusEps(x, m, e):
+    """mean(x^2) + eps, m the ReduceMean (its axes are checked by the rule)."""
+    assert m <= ReduceMean(Square(x), keepdims=1)
+    return Add(m, e)
+
+
+@pattern
+def MeanSquarePlusEps(x, m, e):  # noqa: F811 - eps first
+    assert m <= ReduceMean(Square(x), keepdims=1)
+    return Add(e, m)
+
+
+@pattern
+def InverseRms(x, m, e):
+    """1 / sqrt(mean(x^2) + eps)."""
+    return Opaque(Sqrt(MeanSquarePlusEps(x, m, e)), op_type="Reciprocal")
+
+
+@pattern
+def InverseRms(x, m, e):  # noqa: F811
+    return Div(1.0, Sqrt(MeanSquarePlusEps(x, m, e)))
+
+
+@pattern
+def InverseRms(x, m, e):  # noqa: F811
+    return Pow(MeanSquarePlusEps(x, m, e), -0.5)
+
+
+@pattern
+def Times(a, b):
+    """a * b in either order; import writes EwMul when the two shapes are equal."""
+    return Mul(a, b)
+
+
+@pattern
+def Times(a, b):  # noqa: F811
+    return Mul(b, a)
+
+
+@pattern
+def Times(a, b):  # noqa: F811
+    return EwMul(a, b)
+
+
+@pattern
+def Times(a, b):  # noqa: F811
+    return EwMul(b, a)
+
+
+@pattern
+def Normalized(x, m, e):
+    """x / rms(x)."""
+    r = var()
+    assert r <= InverseRms(x, m, e)
+    return Times(x, r)
+
+
+@pattern
+def Normalized(x, m, e):  # noqa: F811
+    return Div(x, Sqrt(MeanSquarePlusEps(x, m, e)))
+
+
+@pattern
+def RMSNormalization(x, w, m, e):
+    n = var()
+    assert n <= Normalized(x, m, e)
+    return Times(w, n)
+
+
+@rule(RMSNormalization)
+def fuse_rms_norm(x, w, m, e):
+    assert e.op == "constant" and e.shape.numel == 1 and e.attrs.value >= 0
+    assert w.shape.rank == 1 and x.shape.rank >= 1 and w.shape[0] == x.shape[-1]
+    # The mean is over the last axis only (ReduceMean keeps the axes as the exporter wrote them).
+    last = m.attrs.axes == [-1]
+    for rank in (1, 2, 3, 4, 5):
+        last = last or (x.shape.rank == rank and m.attrs.axes == [rank - 1])
+    assert last
+    return RMSNorm(x, w, axis=-1, epsilon=e.attrs.value)

@@ -32,6 +32,8 @@ constexpr double kSoftmaxFlops = kExpFlops + 4 * kSimpleFlops;
 // Layer norm per element: accumulate mean, subtract, square-accumulate, multiply by the row's
 // 1 / sqrt(var + eps), scale, shift. The per-row sqrt and divide are negligible.
 constexpr double kLayerNormFlops = 7;
+// RMS norm per element: square-accumulate, multiply by the row's 1 / rms, scale.
+constexpr double kRMSNormFlops = 4;
 // Inference batch norm folds into y = a[c] * x + b[c]: one FMA per element, and per channel
 // a = scale / sqrt(var + eps), b = bias - mean * a.
 constexpr double kBatchNormFlops = 2;
@@ -102,6 +104,8 @@ double flops_per_element(OpKind op) {
       return kSoftmaxFlops;
     case OpKind::LayerNorm:
       return kLayerNormFlops;
+    case OpKind::RMSNorm:
+      return kRMSNormFlops;
     default:
       return 0;
   }
@@ -183,6 +187,7 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
     case OpKind::Clip:
     case OpKind::Softmax:
     case OpKind::LayerNorm:
+    case OpKind::RMSNorm:
       return {flops_per_element(config.op) * elements(out), moved};
     case OpKind::BatchNorm:
       return {kBatchNormFlops * elements(out) +

@@ -8,6 +8,7 @@ bool is_parameter_input(ir::OpKind op, size_t input) {
       return input == 1;
     case ir::OpKind::BatchNorm:
     case ir::OpKind::LayerNorm:
+    case ir::OpKind::RMSNorm:
       return input >= 1;
     default:
       return false;

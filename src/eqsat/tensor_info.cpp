@@ -62,6 +62,7 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
     case ir::OpKind::BatchNorm:
     case ir::OpKind::Softmax:
     case ir::OpKind::LayerNorm:
+    case ir::OpKind::RMSNorm:
       carry_aligned(*inputs[0]);
       break;
     case ir::OpKind::MatMul: {

@@ -48,6 +48,9 @@ enum class OpKind : uint16_t {
   // ONNX Runtime's com.microsoft.MultiHeadAttention: heads split from and merged back into the
   // hidden axis inside the kernel (what PyPM's ONNX Runtime library fuses into).
   MultiHeadAttention,
+  // Root-mean-square normalization (RMSNorm, Llama's): ONNX Runtime's
+  // SimplifiedLayerNormalization.
+  RMSNorm,
   // What ONNX import needs: explicit constant padding (ONNX Conv/Pool pads that are neither
   // SAME nor VALID), and any ONNX operator Saturate does not know, carried through unchanged.
   Pad,

@@ -320,6 +320,18 @@ Types layernorm(const Types& in, const Attributes& attrs) {
   return {x};
 }
 
+Types rms_norm(const Types& in, const Attributes& attrs) {
+  require_same_dtype(in);
+  const auto& x = in[0];
+  int axis = normalize_axis(attrs.get_int("axis"), x.rank());
+  Dims normalized(x.dims.begin() + axis, x.dims.end());
+  if (in[1].dims != normalized) {
+    shape_error("rms_norm scale must have shape " + to_string(normalized) + ", got " +
+                to_string(in[1]));
+  }
+  return {x};
+}
+
 Types reduce_mean(const Types& in, const Attributes& attrs) {
   const auto& x = in[0];
   if (attrs.get_ints("axes").empty()) shape_error("reduce_mean needs at least one axis");
@@ -669,6 +681,17 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Reduction,
        "Normalizes over the axes from `axis` to the last, then scales and shifts.",
        layernorm},
+      {OpKind::RMSNorm,
+       "rms_norm",
+       2,
+       2,
+       {"x", "scale"},
+       {with_default("axis", AttrKind::Int, int64_t{-1}),
+        with_default("epsilon", AttrKind::Float, 1e-5)},
+       OpCategory::Reduction,
+       "x / sqrt(mean(x^2) + epsilon) * scale, the mean over the axes from `axis` to the last "
+       "(RMSNorm). ONNX Runtime's SimplifiedLayerNormalization.",
+       rms_norm},
       {OpKind::ReduceMean,
        "reduce_mean",
        1,

@@ -17,6 +17,7 @@
 #include "onnx/external_data_writer.h"
 #include "onnx/host_tensor.h"
 #include "onnx/onnx_tensor_data.h"
+#include "onnx/onnxruntime_schemas.h"
 #include "onnx/opaque_capsule.h"
 #include "onnx/protobuf_log.h"
 #include "runtime/interpreter.h"
@@ -727,6 +728,16 @@ void Exporter::emit(NodeId id) {
     case OpKind::MultiHeadAttention:
       emit_multi_head_attention(id);
       return;
+    case OpKind::RMSNorm: {
+      // ONNX Runtime's kernel, in the default domain (as ONNX Runtime declares it).
+      auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
+      int64_t axis = attrs.get_int("axis");
+      if (axis < 0) axis += rank;
+      NodeProto& norm = add_node("SimplifiedLayerNormalization", {in(0), in(1)}, {y});
+      add_attr(norm, "axis", axis);
+      add_attr(norm, "epsilon", static_cast<float>(attrs.get_float("epsilon")));
+      return;
+    }
     case OpKind::Opaque:
       emit_opaque(id);
       return;
@@ -925,6 +936,7 @@ void check_exported_model(const ModelProto& model, const std::string& graph_name
     if ((opset.domain().empty() && opset.version() > kCheckerMaxOpset)) checkable = false;
   }
   if (!checkable) return;
+  register_onnxruntime_default_domain_schemas();
   try {
     ::onnx::checker::check_model(model);
   } catch (const std::exception& error) {

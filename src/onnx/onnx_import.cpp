@@ -184,6 +184,7 @@ class Importer {
   void import_node(const NodeProto& node);
   void check_input_types(const NodeProto& node) const;
   std::optional<int32_t> elem_type_of(const std::string& name) const;
+  bool is_same_type_cast(const NodeProto& node) const;
   void import_opaque(const NodeProto& node);
   void infer_locally_if_untyped(const NodeProto& node);
   void type_from_subgraph_outputs(const NodeProto& node);
@@ -398,6 +399,16 @@ ValueRef Importer::add_constant(double value, const std::string& base) {
 
 ValueRef Importer::reshape(ValueRef value, const ir::Dims& shape, const std::string& name) {
   return add(OpKind::Reshape, {value}, {{"shape", shape}}, name);
+}
+
+// A Cast to the element type its input already has (the TorchScript exporter writes one around
+// every `.to(torch.float32)` of a float model) is the identity.
+bool Importer::is_same_type_cast(const NodeProto& node) const {
+  if (node.op_type() != "Cast" || !is_default_domain(node.domain()) || !has_input(node, 0)) {
+    return false;
+  }
+  auto type = elem_type_of(node.input(0));
+  return type && attr_int(node, "to", -1) == *type;
 }
 
 std::optional<int32_t> Importer::elem_type_of(const std::string& name) const {
@@ -739,7 +750,7 @@ bool Importer::import_known(const NodeProto& node) {
     add(kind, {a, b}, {}, out());
     return true;
   }
-  if (op == "Identity" || op == "Dropout") {
+  if (op == "Identity" || op == "Dropout" || is_same_type_cast(node)) {
     // Aliases of a value of any type.
     require(has_input(node, 0));
     const std::string& name = node.input(0);
@@ -813,6 +824,18 @@ bool Importer::import_known(const NodeProto& node) {
                  fresh(out() + "_zero_bias"));
     }
     add(OpKind::LayerNorm, {x, scale, bias},
+        {{"axis", axis}, {"epsilon", double{attr_float(node, "epsilon", 1e-5F)}}}, out());
+    return true;
+  }
+  if (op == "SimplifiedLayerNormalization") {
+    // ONNX Runtime's RMSNorm, in the default domain (what --target onnxruntime writes).
+    require(attr_int(node, "stash_type", 1) == 1);
+    ValueRef x = input(node, 0);
+    ValueRef scale = input(node, 1);
+    auto rank = static_cast<int64_t>(dims(x).size());
+    int64_t axis = normalize_axis(attr_int(node, "axis", -1), rank);
+    require(dims(scale) == ir::Dims(dims(x).begin() + axis, dims(x).end()));
+    add(OpKind::RMSNorm, {x, scale},
         {{"axis", axis}, {"epsilon", double{attr_float(node, "epsilon", 1e-5F)}}}, out());
     return true;
   }

@@ -136,6 +136,8 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
     case OpKind::LayerNorm:
       return {kernels::layernorm(*in[0], *in[1], *in[2], attrs.get_int("axis"),
                                  attrs.get_float("epsilon"))};
+    case OpKind::RMSNorm:
+      return {kernels::rms_norm(*in[0], *in[1], attrs.get_int("axis"), attrs.get_float("epsilon"))};
     case OpKind::ReduceMean:
       return {kernels::reduce_mean(*in[0], attrs.get_ints("axes"), out_dims)};
     case OpKind::Attention:

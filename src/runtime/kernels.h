@@ -58,6 +58,8 @@ Tensor batchnorm(const Tensor& x, const Tensor& scale, const Tensor& bias, const
 Tensor softmax(const Tensor& x, int64_t axis);
 Tensor layernorm(const Tensor& x, const Tensor& scale, const Tensor& bias, int64_t axis,
                  double epsilon);
+// x / sqrt(mean(x^2) + epsilon) * scale over the axes from `axis` to the last.
+Tensor rms_norm(const Tensor& x, const Tensor& scale, int64_t axis, double epsilon);
 Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, const ir::Dims& out_dims);
 
 // attention_kernel.cpp

@@ -1,4 +1,4 @@
-// Normalizations and reductions: batchnorm, softmax, layernorm, reduce_mean.
+// Normalizations and reductions: batchnorm, softmax, layernorm, rms_norm, reduce_mean.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -68,6 +68,23 @@ Tensor layernorm(const Tensor& x, const Tensor& scale, const Tensor& bias, int64
       const auto j = static_cast<size_t>(k);
       dst[k] = (src[k] - mean) * inv_std * scale.data[j] + bias.data[j];
     }
+  }
+  return out;
+}
+
+Tensor rms_norm(const Tensor& x, const Tensor& scale, int64_t axis, double epsilon) {
+  const auto a = static_cast<size_t>(detail::normalize_axis(axis, x.rank()));
+  const int64_t outer = detail::product(x.dims, 0, a);
+  const int64_t group = detail::product(x.dims, a, x.dims.size());  // normalized together
+  Tensor out(x.dims);
+  for (int64_t o = 0; o < outer; ++o) {
+    const double* src = x.data.data() + o * group;
+    double* dst = out.data.data() + o * group;
+    double square_sum = 0.0;
+    for (int64_t k = 0; k < group; ++k) square_sum += src[k] * src[k];
+    const double inv_rms = 1.0 / std::sqrt(square_sum / static_cast<double>(group) + epsilon);
+    for (int64_t k = 0; k < group; ++k)
+      dst[k] = src[k] * inv_rms * scale.data[static_cast<size_t>(k)];
   }
   return out;
 }

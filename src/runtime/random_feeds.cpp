@@ -27,14 +27,14 @@ double fan_in(const ir::Dims& dims) {
 }
 
 // Weights that must stay positive and near 1: batchnorm variances (so the square root is
-// defined) and batchnorm / layernorm scales (so activations keep their size).
+// defined) and batchnorm / layernorm / rms_norm scales (so activations keep their size).
 std::set<ir::NodeId> positive_weights(const ir::Graph& graph) {
   std::set<ir::NodeId> ids;
   for (const ir::Node& node : graph.nodes()) {
     if (node.op == ir::OpKind::BatchNorm) {
       ids.insert(node.inputs[1].node);
       ids.insert(node.inputs[4].node);
-    } else if (node.op == ir::OpKind::LayerNorm) {
+    } else if (node.op == ir::OpKind::LayerNorm || node.op == ir::OpKind::RMSNorm) {
       ids.insert(node.inputs[1].node);
     }
   }

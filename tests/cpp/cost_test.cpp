@@ -381,6 +381,7 @@ TEST(GraphCost, EveryOperatorIsPriced) {
       b.batchnorm(x),
       b.softmax(v),
       b.layernorm(v),
+      b.apply(OpKind::RMSNorm, {v, b.weight({8})}),
       b.reduce_mean(x, {2, 3}, false),
       b.attention(v, v, v, 2.0),
       b.apply(OpKind::MultiHeadAttention, {h, h, h}, {{"num_heads", int64_t{2}}, {"scale", 0.5}}),

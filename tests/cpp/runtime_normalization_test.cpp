@@ -1,9 +1,10 @@
 // Normalizations and reductions against hand-computed values: batchnorm, softmax, layernorm,
-// reduce_mean.
+// rms_norm, reduce_mean.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "ir/graph_builder.h"
 #include "runtime/interpreter.h"
@@ -119,6 +120,54 @@ TEST(LayerNorm, OverTrailingAxesWithPopulationVariance) {
   std::vector<double> expected = once;
   expected.insert(expected.end(), once.begin(), once.end());
   expect_values(run_y(b.graph(), feeds), {2, 2, 2}, expected);
+}
+
+TEST(RMSNorm, LastAxis) {
+  // Row [3 4]: mean square 12.5, so x / sqrt(12.5 + 0.5) * [1 2]. Row [0 0]: zeros.
+  GraphBuilder b("rms");
+  ValueRef x = b.input("x", {2, 2});
+  b.output("y", b.apply(OpKind::RMSNorm, {x, b.weight({2}, "scale")}, {{"epsilon", 0.5}}));
+  TensorMap feeds = {{"x", Tensor({2, 2}, std::vector<double>{3, 4, 0, 0})},
+                     {"scale", vec({1, 2})}};
+  const double rms = std::sqrt(13.0);
+  expect_values(run_y(b.graph(), feeds), {2, 2}, {3 / rms, 8 / rms, 0, 0});
+}
+
+// The fused operator against the operators the ONNX Runtime library fuses into it (the
+// exporters' x * (1 / sqrt(mean(x^2) + eps)) * w), on random inputs of several shapes.
+TEST(RMSNorm, EqualsTheUnfusedFormula) {
+  std::mt19937 engine(7);
+  std::normal_distribution<double> normal(0.0, 2.0);
+  for (const Dims& dims : {Dims{5}, Dims{3, 8}, Dims{2, 4, 16}, Dims{1, 3, 2, 6}}) {
+    const Dims last{dims.back()};
+    const double epsilon = 1e-6;
+    GraphBuilder fused("fused");
+    ValueRef x = fused.input("x", dims);
+    fused.output(
+        "y", fused.apply(OpKind::RMSNorm, {x, fused.weight(last, "w")}, {{"epsilon", epsilon}}));
+    GraphBuilder unfused("unfused");
+    ValueRef ux = unfused.input("x", dims);
+    ValueRef square = unfused.apply(OpKind::Pow, {ux, unfused.constant(2.0)});
+    ValueRef mean = unfused.reduce_mean(square, {-1}, true);
+    ValueRef shifted = unfused.apply(OpKind::Add, {mean, unfused.constant(epsilon)});
+    ValueRef inverse =
+        unfused.apply(OpKind::Div, {unfused.constant(1.0), unfused.apply(OpKind::Sqrt, {shifted})});
+    ValueRef normalized = unfused.apply(OpKind::Mul, {ux, inverse});
+    unfused.output("y", unfused.apply(OpKind::Mul, {unfused.weight(last, "w"), normalized}));
+
+    Tensor input(dims);
+    for (double& v : input.data) v = normal(engine);
+    Tensor weight(last);
+    for (double& v : weight.data) v = normal(engine);
+    TensorMap feeds = {{"x", input}, {"w", weight}};
+    Tensor expected = run_y(unfused.graph(), feeds);
+    Tensor actual = run_y(fused.graph(), feeds);
+    ASSERT_EQ(actual.dims, expected.dims);
+    for (size_t i = 0; i < actual.data.size(); ++i) {
+      EXPECT_NEAR(actual.data[i], expected.data[i], 1e-12 * (1 + std::abs(expected.data[i])))
+          << to_string(dims) << " element " << i;
+    }
+  }
 }
 
 TEST(ReduceMean, KeepDims) {

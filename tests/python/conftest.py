@@ -40,3 +40,12 @@ def saturate():
         )
 
     return run
+
+
+@pytest.fixture(scope="session")
+def onnxruntime_library(saturate, tmp_path_factory):
+    """rules/pypm/onnxruntime.py (the ONNX Runtime fusion library), compiled to a .pmb."""
+    target = tmp_path_factory.mktemp("pmb") / "onnxruntime.pmb"
+    result = saturate("pm", "compile", REPO / "rules" / "pypm" / "onnxruntime.py", "-o", target)
+    assert result.returncode == 0, result.stderr
+    return target

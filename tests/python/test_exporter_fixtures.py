@@ -1,7 +1,8 @@
 """ONNX files written by PyTorch's own exporters (TorchScript and dynamo) for small BERT,
 DistilBERT, GPT-2, Llama-style, ViT, ResNet, MobileNetV3 and ShuffleNet models (made by
 tests/fixtures/exporters/export_models.py): every one imports, optimizes, exports, passes
-onnx.checker, runs in ONNX Runtime and computes the original's outputs."""
+onnx.checker (with ONNX Runtime's default-domain schemas registered: the output may use its
+SimplifiedLayerNormalization), runs in ONNX Runtime and computes the original's outputs."""
 import json
 import pathlib
 
@@ -11,7 +12,9 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
-from saturate import onnx_check  # noqa: E402
+from saturate import onnx_check, onnxruntime_schemas  # noqa: E402
+
+onnxruntime_schemas.register()
 
 FIXTURES = REPO / "tests" / "fixtures" / "exporters"
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())

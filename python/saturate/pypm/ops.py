@@ -120,6 +120,8 @@ OPERATORS: tuple[OpInfo, ...] = (
     OpInfo("softmax", "Softmax", 1, 1, ("x",), (AttrInfo("axis", INT, -1),)),
     OpInfo("layernorm", "LayerNorm", 3, 3, ("x", "scale", "bias"),
            (AttrInfo("axis", INT, -1), AttrInfo("epsilon", FLOAT, 1e-5))),
+    OpInfo("rms_norm", "RMSNorm", 2, 2, ("x", "scale"),
+           (AttrInfo("axis", INT, -1), AttrInfo("epsilon", FLOAT, 1e-5))),
     OpInfo("reduce_mean", "ReduceMean", 1, 1, ("x",),
            (AttrInfo("axes", INTS), AttrInfo("keepdims", INT, 1))),
     OpInfo("attention", "Attention", 3, 3, ("q", "k", "v"), (AttrInfo("scale", FLOAT, 1.0),)),
