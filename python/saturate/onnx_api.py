@@ -57,8 +57,10 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     ``cost`` ("onnxruntime" for an ONNX model, as deployed: each operator configuration timed
     in ONNX Runtime and cached in ``cost_cache``, default ``$SATURATE_COST_CACHE`` or
     ``~/.cache/saturate/costs.sqlite``; or "analytic", "onednn"), ``threads``, ``rules``,
-    ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's com.microsoft kernels
-    such as MultiHeadAttention; "onnx": standard operators only), ``node_limit``,
+    ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's own kernels such as
+    com.microsoft.MultiHeadAttention and SimplifiedLayerNormalization; "onnx": standard
+    operators only), ``fusions`` (with "onnxruntime", the kernels it may fuse into:
+    ``["multi_head_attention", "rms_norm"]`` or ``["none"]``; default all), ``node_limit``,
     ``iter_limit``, ``k_multi``, ``extract``, ``ilp_time_limit``, ``time_limit``,
     ``latency_runs`` (with onnxruntime costs both whole models are timed, and the original is
     returned when the optimized one is slower; 0 for no check), ``input_shapes``

@@ -43,6 +43,13 @@ void print_summary(const driver::PipelineOptions& options, const driver::Pipelin
     std::printf("the extracted graph cost %.4f ms, more than the original: kept the original\n",
                 report["extracted_graph_cost"].get<double>());
   }
+  if (const auto it = report.find("fused_operators"); it != report.end() && !it->empty()) {
+    std::string fused;
+    for (const auto& [op, count] : it->items()) {
+      fused += (fused.empty() ? "" : ", ") + std::to_string(count.get<size_t>()) + " " + op;
+    }
+    std::printf("fused into ONNX Runtime kernels: %s\n", fused.c_str());
+  }
   if (!result.search_summary.empty()) std::printf("%s\n", result.search_summary.c_str());
   if (options.verify) print_verification(report, result.verified);
   if (!options.outputs.model.empty() && (result.verified || options.keep_unverified))
@@ -91,9 +98,15 @@ void register_optimize_command(CLI::App& app) {
   command
       ->add_option("--target", options->target,
                    "Runtime the output is for: onnxruntime may fuse into its com.microsoft "
-                   "kernels (MultiHeadAttention), onnx writes standard operators only (default: "
+                   "kernels (MultiHeadAttention, SimplifiedLayerNormalization), onnx writes "
+                   "standard operators only (default: "
                    "onnxruntime for an ONNX input, onnx otherwise)")
       ->check(CLI::IsMember(driver::kTargets));
+  command
+      ->add_option("--fusions", options->fusions,
+                   "With --target onnxruntime, the kernels it may fuse into: "
+                   "multi_head_attention, rms_norm, or none (default: all)")
+      ->delimiter(',');
   command->add_option("--tensat-multi", options->tensat_multi_files,
                       "TENSAT multi-pattern rule file (repeatable)");
   command

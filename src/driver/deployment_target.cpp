@@ -1,6 +1,8 @@
 #include "driver/deployment_target.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "driver/name_checks.h"
 #include "ir/op_registry.h"
@@ -19,7 +21,40 @@ std::string onnxruntime_fusions_path() {
   return (std::filesystem::path(shipped_pypm_dir()) / "onnxruntime.pmb").string();
 }
 
-std::shared_ptr<const pm::Module> target_fusions(const std::string& target) {
+namespace {
+
+bool uses_only(const pm::Term& term, const std::set<ir::OpKind>& allowed) {
+  if (term.tag != pm::Term::Tag::App) return true;
+  const bool contrib =
+      std::ranges::find(kContribOperators, term.head.op) != std::end(kContribOperators);
+  if (term.head.tag == pm::Head::Tag::Name && contrib && !allowed.contains(term.head.op)) {
+    return false;
+  }
+  return std::ranges::all_of(term.args,
+                             [&](const pm::Term& arg) { return uses_only(arg, allowed); });
+}
+
+std::set<ir::OpKind> allowed_operators(const std::vector<std::string>& names) {
+  std::set<ir::OpKind> allowed;
+  if (names.empty()) allowed.insert(std::begin(kContribOperators), std::end(kContribOperators));
+  for (const std::string& name : names) {
+    if (name == "none") continue;
+    auto kind = ir::find_op(name);
+    if (!kind || std::ranges::find(kContribOperators, *kind) == std::end(kContribOperators)) {
+      std::string known;
+      for (ir::OpKind op : kContribOperators) known += std::string(ir::to_string(op)) + ", ";
+      throw Error("unknown fusion '" + name + "' (" + known + "or none)");
+    }
+    allowed.insert(*kind);
+  }
+  return allowed;
+}
+
+}  // namespace
+
+std::shared_ptr<const pm::Module> target_fusions(const std::string& target,
+                                                 const std::vector<std::string>& allowed) {
+  const std::set<ir::OpKind> operators = allowed_operators(allowed);
   if (target == kTargetOnnx) return nullptr;
   if (target != kTargetOnnxruntime) {
     throw Error("unknown target '" + target + "' (onnxruntime or onnx)");
@@ -30,14 +65,16 @@ std::shared_ptr<const pm::Module> target_fusions(const std::string& target) {
                 "' is missing (the build compiles it from rules/pypm/onnxruntime.py; set "
                 "SATURATE_PYPM_DIR, or use --target onnx)");
   }
-  auto module = std::make_shared<const pm::Module>(pm::load_pmb(path));
-  check_rule_names(*module, path);
-  return module;
+  pm::Module module = pm::load_pmb(path);
+  std::erase_if(module.rules,
+                [&](const pm::Rule& rule) { return !uses_only(rule.replacement, operators); });
+  check_rule_names(module, path);
+  return std::make_shared<const pm::Module>(std::move(module));
 }
 
 std::map<std::string, size_t> contrib_operator_counts(const ir::Graph& graph) {
   std::map<std::string, size_t> counts;
-  for (ir::OpKind op : {ir::OpKind::MultiHeadAttention}) {
+  for (ir::OpKind op : kContribOperators) {
     if (size_t n = graph.nodes_of(op).size(); n > 0) counts[std::string(ir::to_string(op))] = n;
   }
   return counts;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eqsat/optimizer.h"
+#include "ir/op_kind.h"
 #include "pm/core.h"
 
 namespace saturate::driver {
@@ -26,9 +27,16 @@ std::string default_target(bool onnx_input);
 // ($SATURATE_PYPM_DIR, the install prefix's, else the build's rules/).
 std::string onnxruntime_fusions_path();
 
+// The IR operators that stand for ONNX Runtime's own kernels (what the library fuses into).
+inline constexpr ir::OpKind kContribOperators[] = {ir::OpKind::MultiHeadAttention,
+                                                   ir::OpKind::RMSNorm};
+
 // The fusions a target adds to the e-graph (none for onnx), loaded and checked; throws
-// saturate::Error naming the file when the library is missing or malformed.
-std::shared_ptr<const pm::Module> target_fusions(const std::string& target);
+// saturate::Error naming the file when the library is missing or malformed. `allowed` (IR
+// names from kContribOperators, or "none"; empty: all) keeps only the rules whose replacement
+// uses allowed operators, so that one fusion can be turned off or measured alone.
+std::shared_ptr<const pm::Module> target_fusions(const std::string& target,
+                                                 const std::vector<std::string>& allowed = {});
 
 // How many nodes of each ONNX Runtime contrib operator the graph holds, by IR name (the fusion
 // counts of a report).

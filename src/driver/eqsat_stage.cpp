@@ -149,6 +149,7 @@ SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleS
       {"k_multi", settings.multi_pattern_iterations},
       {"multi_same_class", settings.multi_pattern_same_class},
       {"target", options.target},
+      {"fusions", options.fusions.empty() ? std::vector<std::string>{"all"} : options.fusions},
       {"fused_operators", contrib_operator_counts(result.graph)},
       {"rules", matched_rules(result)},
       {"rule_count", result.rules.size()},

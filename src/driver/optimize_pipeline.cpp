@@ -254,7 +254,8 @@ PipelineResult Pipeline::run() {
                              : load_rule_sets(options_.rule_files, options_.tensat_multi_files);
   // TASO's search applies rule files only; no_rules means no rules at all.
   const bool fuse = !options_.no_rules && options_.search == "eqsat";
-  std::shared_ptr<const pm::Module> fusions = fuse ? target_fusions(options_.target) : nullptr;
+  std::shared_ptr<const pm::Module> fusions =
+      fuse ? target_fusions(options_.target, options_.fusions) : nullptr;
   std::unique_ptr<cost::CostModel> model = make_model();
 
   PendingOutput egraph_json(options_.outputs.egraph_json);
@@ -296,6 +297,11 @@ PipelineResult Pipeline::run() {
   report["optimized_cost"] = outcome.optimized_cost;
   report["speedup_percent"] = outcome.speedup_percent();
   report["optimized_ops"] = result.optimized.num_operators();
+  if (report.contains("fused_operators")) {
+    // What the written model uses: none when the latency check kept the original.
+    report["extracted_fused_operators"] = report["fused_operators"];
+    report["fused_operators"] = contrib_operator_counts(result.optimized);
+  }
   add_cost_model_report(*model, report);
   report["cost_threads"] = options_.cost.threads;
   report["input_format"] = loaded.format;

@@ -44,6 +44,8 @@ struct PipelineOptions {
   // onnxruntime (may fuse into com.microsoft kernels) or onnx; empty: onnxruntime for an ONNX
   // input, onnx otherwise.
   std::string target;
+  // The ONNX Runtime kernels the target may fuse into (IR names, or "none"); empty: all.
+  std::vector<std::string> fusions;
   size_t node_limit = 50'000;
   bool node_limit_given = false;  // an explicit node limit replaces the node budget
   bool no_budget = false;         // neither the node budget nor the match budget

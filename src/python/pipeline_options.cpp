@@ -32,6 +32,7 @@ const std::map<std::string, Setter>& setters() {
       {"pypm", set(&driver::PipelineOptions::pypm_files)},
       {"no_rules", set(&driver::PipelineOptions::no_rules)},
       {"target", set(&driver::PipelineOptions::target)},
+      {"fusions", set(&driver::PipelineOptions::fusions)},
       {"node_limit",
        [](driver::PipelineOptions& options, const py::handle& value) {
          options.node_limit = value.cast<size_t>();
