@@ -12,6 +12,7 @@
 #include "driver/deployment_target.h"
 #include "driver/optimize_pipeline.h"
 #include "extract/milp_solver.h"
+#include "support/cpu_cores.h"
 #include "support/strings.h"
 
 namespace saturate::cli {
@@ -166,8 +167,10 @@ void register_optimize_command(CLI::App& app) {
   add_cost_model_options(command, options->cost);
   command
       ->add_option("--threads", options->cost.threads,
-                   "Threads of a measuring back end (default: 1 for onnxruntime, the OpenMP "
-                   "default for onednn)")
+                   "Threads ONNX Runtime times operators and whole models with, as deployed "
+                   "(default: ONNX Runtime's own default, one per physical core: " +
+                       std::to_string(physical_cores()) +
+                       " here); for onednn, its threads (default: the OpenMP default)")
       ->check(kCount);
   command
       ->add_option("--latency-runs", options->latency_runs,

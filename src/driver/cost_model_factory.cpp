@@ -11,6 +11,7 @@
 #include "cost/measured_cost_model.h"
 #include "cost/onednn_op_timer.h"
 #include "onnx/onnxruntime_op_timer.h"
+#include "support/cpu_cores.h"
 #include "support/error.h"
 #include "support/python_helper.h"
 #include "support/strings.h"
@@ -33,7 +34,7 @@ std::unique_ptr<cost::OpTimer> make_timer(const CostModelOptions& options,
     onnx::OnnxruntimeTimerOptions timer_options;
     timer_options.python = python_executable();
     timer_options.python_dir = python_package_dir();
-    timer_options.threads = options.threads > 0 ? options.threads : 1;
+    timer_options.threads = options.threads > 0 ? options.threads : physical_cores();
     timer_options.helper = std::move(helper);
     return std::make_unique<onnx::OnnxruntimeOpTimer>(timer_options);
   }

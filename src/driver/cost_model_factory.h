@@ -18,7 +18,7 @@ struct CostModelOptions {
   // model in `optimize`).
   std::string kind;
   std::string cache_path;  // empty: cost::CostCache::default_path()
-  int threads = 0;         // CPU timers' threads; 0: the OpenMP default
+  int threads = 0;  // CPU timers' threads; 0: ONNX Runtime's default (physical cores), OpenMP's
 };
 
 // The models this build can make: "analytic", "onednn" (and "cudnn" with CUDA).

@@ -18,6 +18,7 @@
 #include "ir/text_format.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnxruntime_helper.h"
+#include "support/cpu_cores.h"
 #include "support/error.h"
 #include "support/python_helper.h"
 #include "support/strings.h"
@@ -112,6 +113,11 @@ void Pipeline::apply_defaults(const LoadedModel& loaded) {
   // operators in ONNX Runtime.
   if (options_.cost.kind.empty()) options_.cost.kind = onnx_input ? "onnxruntime" : "analytic";
   if (options_.target.empty()) options_.target = default_target(onnx_input);
+  // ONNX Runtime times and checks at its own default when no thread count is given: one thread
+  // per physical core (a deployment that says nothing gets that too).
+  if (options_.cost.threads == 0 && (onnx_input || options_.cost.kind == "onnxruntime")) {
+    options_.cost.threads = physical_cores();
+  }
   if (ends_with(options_.outputs.model, ".onnx") && !onnx_input) {
     throw Error("cannot write '" + options_.outputs.model +
                 "': exporting to ONNX needs the weights of an ONNX model, and '" + input_.spec +

@@ -1,1 +1,2 @@
 saturate_test(support_child_process_test saturate_support)
+saturate_test(support_cpu_cores_test saturate_support)

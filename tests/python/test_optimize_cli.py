@@ -192,3 +192,21 @@ def test_an_ilp_time_limit_too_short_to_solve_keeps_the_warm_start_and_says_so(s
     assert "time limit" in data["extraction_status"], data["extraction_status"]
     assert "kept" in data["extraction_status"], data["extraction_status"]
     assert out.exists()
+
+
+def test_onnxruntime_threads_default_to_its_own_default(saturate, tmp_path):
+    """An ONNX model is timed and checked at ONNX Runtime's default thread count (one per
+    physical core, the number --help shows) unless --threads says otherwise."""
+    import re
+
+    fixtures = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "exporters"
+    helped = saturate("optimize", "--help").stdout
+    shown = re.search(r"one per physical core: (\d+) here", " ".join(helped.split()))
+    assert shown, helped
+    for extra, expected in (((), int(shown.group(1))), (("--threads", "1"), 1)):
+        report_path = tmp_path / "report.json"
+        result = saturate("optimize", fixtures / "resnet.dynamo.onnx", "--cost", "analytic",
+                          "--verify", "--json", report_path, *extra)
+        assert result.returncode == 0, result.stderr
+        report = json.loads(report_path.read_text())
+        assert report["cost_threads"] == expected >= 1
