@@ -4,6 +4,7 @@
     python3 bench/real_models.py                    # all 7 paper models, full size
     python3 bench/real_models.py --quick            # reduced models, fewer runs (CI-sized)
     python3 bench/real_models.py --models bert vgg19 --runs 50
+    python3 bench/real_models.py --quick --baseline /path/to/old/build/bin/saturate
 
 For each model, side by side in one run:
   1. `saturate export MODEL -o M.onnx` (random weights: the bundled models have no trained ones);
@@ -14,7 +15,10 @@ For each model, side by side in one run:
      graph optimizations on, as deployed; runs interleaved; median and p10-p90) and on the
      oneDNN executor (`saturate bench`), with the cost model's predicted speedup beside the
      measured one;
-  4. every optimized model checked against its original in ONNX Runtime (onnx_check).
+  4. every optimized model checked against its original in ONNX Runtime (onnx_check);
+  5. with --baseline OLD_SATURATE, the ONNX path's optimize time before and after: the same
+     `optimize M.onnx -o O.onnx --cost onnxruntime --verify` with a cold and then a warm cache
+     of its own, run by the baseline program and by this build alternately.
 
 Writes bench/results/real_models.json, docs/REAL_MODELS.md and docs/results/real_models.png
 (or everything under --out-dir). Exit status 1 when a model fails to optimize or verify.
@@ -101,6 +105,8 @@ def measure_model(args, name, work):
             "max_rel_error": check.max_rel_error,
             "egraph_nodes": cold.get("egraph_nodes"),
         }
+    if args.baseline:
+        result["optimize_path"] = optimize_path_times(args, name, onnx_path, work)
     ort_original, ort_optimized = compare_latency(onnx_path,
                                                   work / f"{name}.opt-onnxruntime.onnx",
                                                   args.runs, args.threads)
@@ -121,6 +127,25 @@ def measure_model(args, name, work):
         "measured_speedup_min": bench["original"]["min_ms"] / bench["optimized"]["min_ms"],
         "bench_predicted_speedup": bench.get("predicted_speedup")})
     return result
+
+
+def optimize_path_times(args, name, onnx_path, work):
+    """Cold and warm wall time of `optimize M.onnx -o O.onnx --verify` (ONNX Runtime costs),
+    this build and the baseline alternately, each with its own cache."""
+    times = {}
+    programs = (("this build", args.binary), ("baseline", args.baseline))
+    for label, _ in programs:
+        (work / f"{name}.path-{label}.sqlite").unlink(missing_ok=True)
+    for phase in ("cold", "warm"):
+        for label, program in programs:
+            tag = label.replace(" ", "-")
+            cmd = [program, "optimize", onnx_path, "-o", work / f"{name}.path-{tag}.onnx",
+                   "--cost", "onnxruntime", "--verify", "--threads", args.threads,
+                   "--cost-cache", work / f"{name}.path-{label}.sqlite",
+                   "--ilp-time-limit", args.ilp_time_limit]
+            _, seconds = checked(cmd)
+            times.setdefault(label, {})[f"{phase}_seconds"] = seconds
+    return times
 
 
 def write_report(results, meta, out_md, plot_path):
@@ -177,6 +202,25 @@ def write_report(results, meta, out_md, plot_path):
                 f"{b['cold_measure_seconds'] or 0:.1f} | {b['cold_measured']} | "
                 f"{b['warm_seconds']:.2f} | {b['warm_measure_seconds'] or 0:.3f} | "
                 f"{100 * b['warm_measure_fraction']:.2f} % |")
+    with_path = [r for r in results if "optimize_path" in r]
+    if with_path:
+        lines += [
+            "",
+            "## Optimize time of the ONNX path, before and after",
+            "",
+            f"`optimize M.onnx -o O.onnx --cost onnxruntime --verify`, cold cache then warm, run "
+            f"alternately by this build and by the baseline program ({meta.get('baseline')}).",
+            "",
+            "| model | cold s, baseline | cold s, this build | warm s, baseline | "
+            "warm s, this build |",
+            "|---|---|---|---|---|",
+        ]
+        for r in with_path:
+            t = r["optimize_path"]
+            lines.append(
+                f"| {r['label']} | {t['baseline']['cold_seconds']:.2f} | "
+                f"{t['this build']['cold_seconds']:.2f} | {t['baseline']['warm_seconds']:.2f} | "
+                f"{t['this build']['warm_seconds']:.2f} |")
     if plot_path:
         lines += ["", f"![predicted vs measured speedup](results/{plot_path.name})", ""]
     out_md.write_text("\n".join(lines) + "\n")
@@ -224,6 +268,8 @@ def main():
     parser.add_argument("--ilp-time-limit", type=float, default=20.0,
                         help="of every optimize (NasRNN, NasNet-A and Inception-v3 reach it)")
     parser.add_argument("--out-dir", type=pathlib.Path)
+    parser.add_argument("--baseline", help="an older saturate program: also time the ONNX "
+                        "path's optimize (cold and warm) with it, alternating with this build")
     parser.add_argument("--binary", default=os.environ.get(
         "SATURATE_BIN", str(REPO / "build" / "bin" / "saturate")))
     args = parser.parse_args()
@@ -258,7 +304,8 @@ def main():
             failed = True
         results.append(r)
     meta = {"machine": machine(args.binary), "quick": args.quick, "runs": args.runs,
-            "threads": args.threads, "ilp_time_limit": args.ilp_time_limit}
+            "threads": args.threads, "ilp_time_limit": args.ilp_time_limit,
+            "baseline": args.baseline}
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
     written_plot = plot(results, plot_path)
