@@ -25,6 +25,7 @@
 #include "cost/cuda/cudnn_timer_factory.h"
 #include "cost/graph_cost.h"
 #include "ir/op_registry.h"
+#include "ir/weight_only.h"
 #include "models/model_registry.h"
 #include "support/error.h"
 
@@ -76,7 +77,7 @@ ModelReport measure_model(const models::ModelInfo& info, bool reduced, cost::Cud
   models::ModelOptions options;
   options.reduced = reduced;
   const ir::Graph graph = info.build(options);
-  const std::vector<bool> known = cost::compile_time_known(graph);
+  const std::vector<bool> known = ir::weight_only_nodes(graph);
 
   std::unordered_map<std::string, size_t> index;  // describe -> position in `distinct`
   std::vector<cost::OwnedOpConfig> distinct;

@@ -1,32 +1,9 @@
 #include "cost/graph_cost.h"
 
 #include "ir/op_registry.h"
+#include "ir/weight_only.h"
 
 namespace saturate::cost {
-
-std::vector<bool> compile_time_known(const ir::Graph& graph) {
-  std::vector<bool> known(graph.num_nodes(), false);
-  for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
-    const ir::Node& node = graph.node(id);
-    switch (node.op) {
-      case ir::OpKind::Weight:
-      case ir::OpKind::Constant:
-        known[id] = true;
-        break;
-      case ir::OpKind::Input:
-      case ir::OpKind::Opaque:  // unknown to the interpreter, so never folded
-        break;
-      default: {
-        // Nodes are in topological order, so every input's entry is already final. An operator
-        // without inputs has nothing to fold from (none exists today, but the rule stays safe).
-        bool all_known = !node.inputs.empty();
-        for (const ir::ValueRef& input : node.inputs) all_known = all_known && known[input.node];
-        known[id] = all_known;
-      }
-    }
-  }
-  return known;
-}
 
 std::vector<ir::TensorType> input_types(const ir::Graph& graph, ir::NodeId id) {
   std::vector<ir::TensorType> types;
@@ -35,7 +12,7 @@ std::vector<ir::TensorType> input_types(const ir::Graph& graph, ir::NodeId id) {
 }
 
 GraphCost graph_cost(const ir::Graph& graph, const CostModel& model) {
-  const std::vector<bool> known = compile_time_known(graph);
+  const std::vector<bool> known = ir::weight_only_nodes(graph);
   GraphCost cost;
   cost.per_node.assign(graph.num_nodes(), 0.0);
   for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {

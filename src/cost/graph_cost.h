@@ -7,10 +7,6 @@
 
 namespace saturate::cost {
 
-// Which nodes are known at compile time: weights, constants, and every operator whose inputs
-// are all known at compile time (TASO's weight preprocessing folds these).
-std::vector<bool> compile_time_known(const ir::Graph& graph);
-
 struct GraphCost {
   double total = 0;              // milliseconds, sum over nodes, each node once
   int folded_operators = 0;      // operators computed from weights only, priced at zero

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "ir/weight_only.h"
 #include "onnx/external_data_writer.h"
 #include "onnx/host_tensor.h"
 #include "onnx/onnx_tensor_data.h"
@@ -262,29 +263,11 @@ void Exporter::choose_opset() {
 void Exporter::analyse() {
   const size_t count = graph_.num_nodes();
   needed_.assign(count, false);
-  known_.assign(count, false);
   materialized_.assign(count, false);
   emitted_pad_.assign(count, false);
   names_.resize(count);
-  for (NodeId id = 0; id < count; ++id) {
-    const ir::Node& node = graph_.node(id);
-    switch (node.op) {
-      case OpKind::Weight:
-      case OpKind::Constant:
-        known_[id] = true;
-        break;
-      case OpKind::Input:
-      case OpKind::Opaque:
-      case OpKind::Noop:  // an alias, resolved away
-        break;
-      default: {
-        if (is_alias(node)) break;
-        bool all = !node.inputs.empty();
-        for (ValueRef input : node.inputs) all = all && known_[resolve(input).node];
-        known_[id] = all;
-      }
-    }
-  }
+  // Queried on resolved values only: an alias's entry is never read.
+  known_ = ir::weight_only_nodes(graph_);
   std::vector<NodeId> stack;
   for (const auto& output : graph_.outputs()) stack.push_back(resolve(output.value).node);
   while (!stack.empty()) {

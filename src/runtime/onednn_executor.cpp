@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "ir/op_registry.h"
+#include "ir/weight_only.h"
 #include "runtime/interpreter.h"
 #include "support/error.h"
 
@@ -161,20 +162,6 @@ bool fits_rank(const std::vector<ir::TensorType>& types) {
 }
 
 }  // namespace
-
-std::vector<bool> weight_only_nodes(const ir::Graph& graph) {
-  std::vector<bool> known(graph.num_nodes(), false);
-  for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
-    const ir::Node& node = graph.node(id);
-    if (node.op == OpKind::Weight || node.op == OpKind::Constant) {
-      known[id] = true;
-    } else if (node.op != OpKind::Input && !node.inputs.empty()) {
-      known[id] = std::all_of(node.inputs.begin(), node.inputs.end(),
-                              [&](const ir::ValueRef& ref) { return known[ref.node]; });
-    }
-  }
-  return known;
-}
 
 int onednn_thread_count(int requested) {
   return requested > 0 ? requested : omp_get_max_threads();
@@ -688,7 +675,7 @@ OnednnExecutor::OnednnExecutor(const ir::Graph& graph, const TensorMap& weights,
   Plan& plan = *plan_;
   plan.threads = options.threads;
   plan.use_threads();
-  const std::vector<bool> known = weight_only_nodes(graph);
+  const std::vector<bool> known = ir::weight_only_nodes(graph);
   // Operators no output depends on are not compiled.
   std::vector<bool> needed(graph.num_nodes(), false);
   for (const ir::GraphOutput& output : graph.outputs()) needed[output.value.node] = true;

@@ -77,8 +77,4 @@ int onednn_thread_count(int requested);
 // The oneDNN library version, "2.6.3".
 std::string onednn_version();
 
-// Which nodes are known at compile time: weights, constants and operators whose inputs all are.
-// (The cost part has the same rule; the runtime cannot depend on it.)
-std::vector<bool> weight_only_nodes(const ir::Graph& graph);
-
 }  // namespace saturate::runtime

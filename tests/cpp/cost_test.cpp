@@ -8,6 +8,7 @@
 #include "cost/graph_cost.h"
 #include "ir/graph_builder.h"
 #include "ir/op_registry.h"
+#include "ir/weight_only.h"
 #include "support/error.h"
 
 using namespace saturate::ir;
@@ -268,7 +269,7 @@ TEST(GraphCost, WeightOnlySubgraphIsFolded) {
   b.output("y", y);
   Graph g = std::move(b).finish();
 
-  std::vector<bool> known = compile_time_known(g);
+  std::vector<bool> known = weight_only_nodes(g);
   EXPECT_FALSE(known[x.node]);
   EXPECT_TRUE(known[joined.node]);
   EXPECT_FALSE(known[y.node]);
@@ -290,7 +291,7 @@ TEST(GraphCost, ConstantsFoldAndInputsDoNot) {
   ValueRef y = b.ewadd(x, scaled);
   b.output("y", y);
   Graph g = std::move(b).finish();
-  std::vector<bool> known = compile_time_known(g);
+  std::vector<bool> known = weight_only_nodes(g);
   EXPECT_TRUE(known[c.node]);
   EXPECT_TRUE(known[scaled.node]);
   EXPECT_FALSE(known[y.node]);

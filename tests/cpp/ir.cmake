@@ -1,3 +1,4 @@
 saturate_test(ir_graph_test saturate_ir)
 saturate_test(ir_text_format_test saturate_ir)
 saturate_test(ir_operators_test saturate_ir)
+saturate_test(ir_weight_only_test saturate_ir)
