@@ -97,6 +97,8 @@ SKIP_REASONS = {
     "mobilenet": "no onnxruntime.transformers.optimizer model type for convolutional networks",
     "shufflenet": "no onnxruntime.transformers.optimizer model type for convolutional networks",
 }
+# ONNX Runtime kernels that it declares in the default ONNX domain, not in com.microsoft.
+DEFAULT_DOMAIN_KERNELS = {"SimplifiedLayerNormalization"}
 # Short names of com.microsoft operators in the tables.
 SHORT = {"MultiHeadAttention": "MHA", "Attention": "Attn", "GroupQueryAttention": "GQA",
          "SkipLayerNormalization": "SkipLN", "SkipSimplifiedLayerNormalization": "SkipRMSN",
@@ -213,7 +215,7 @@ def machine(binary):
 
 def op_counts(path):
     """Node counts of a written model: {"nodes", "ops" ("domain::Op" or "Op"), "fusions"
-    (com.microsoft ops), "softmax", "opsets"}."""
+    (ONNX Runtime's own kernels), "softmax", "opsets"}."""
     import onnx
 
     model = onnx.load(str(path), load_external_data=False)
@@ -222,8 +224,12 @@ def op_counts(path):
         for node in graph.node:
             domain = node.domain if node.domain not in ("", "ai.onnx") else ""
             ops[f"{domain}::{node.op_type}" if domain else node.op_type] += 1
+    # ONNX Runtime's kernels: its com.microsoft operators, and those it declares in the default
+    # domain (SimplifiedLayerNormalization).
     fusions = {k.split("::", 1)[1]: v for k, v in sorted(ops.items())
                if k.startswith("com.microsoft::")}
+    fusions.update({k: v for k, v in ops.items() if k in DEFAULT_DOMAIN_KERNELS})
+    fusions = dict(sorted(fusions.items()))
     return {"nodes": sum(ops.values()), "ops": dict(sorted(ops.items())), "fusions": fusions,
             "softmax": ops.get("Softmax", 0),
             "opsets": {o.domain or "ai.onnx": o.version for o in model.opset_import}}
@@ -482,8 +488,8 @@ def markdown(results):
         "(p10-p90) ms. Speedup: original median / tool median (> 1: faster). Verified: "
         "`saturate.onnx_check.compare_models` against the original (max relative error). "
         "Optimize s: load + optimize + save (peers), the whole `saturate optimize ... --verify` "
-        "command (Saturate, at T threads). Fusions: com.microsoft nodes in the written model, "
-        "and the Softmax nodes left.",
+        "command (Saturate, at T threads). Fusions: ONNX Runtime kernels in the written model "
+        "(com.microsoft operators and SimplifiedLayerNormalization), and the Softmax nodes left.",
     ]
     for threads in results["threads"]:
         lines += ["", f"## {threads} thread{'s' if threads != 1 else ''}", "",
@@ -547,7 +553,7 @@ def markdown(results):
                          f"{(spread(sat) or '-') if sat else '-'} |")
     lines += ["", "## Fusions after ONNX Runtime's own session-time rewrites", "",
               "What ONNX Runtime runs (ORT_ENABLE_ALL, graph saved through "
-              "`optimized_model_filepath`): com.microsoft nodes and Softmax nodes left, "
+              "`optimized_model_filepath`): ONNX Runtime kernels and Softmax nodes left, "
               "and nodes in all (written -> run).", "",
               "| model | exporter | tool | fusions ORT runs | nodes written -> run |",
               "|---|---|---|---|--:|"]
