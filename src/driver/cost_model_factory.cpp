@@ -34,7 +34,7 @@ std::unique_ptr<cost::OpTimer> make_timer(const CostModelOptions& options,
     onnx::OnnxruntimeTimerOptions timer_options;
     timer_options.python = python_executable();
     timer_options.python_dir = python_package_dir();
-    timer_options.threads = options.threads > 0 ? options.threads : physical_cores();
+    timer_options.threads = onnxruntime_threads(options.threads);
     timer_options.helper = std::move(helper);
     return std::make_unique<onnx::OnnxruntimeOpTimer>(timer_options);
   }
@@ -68,6 +68,10 @@ std::string seconds_text(double seconds) {
 }
 
 }  // namespace
+
+int onnxruntime_threads(int requested) {
+  return requested > 0 ? requested : physical_cores();
+}
 
 std::vector<std::string> cost_model_kinds() {
   std::vector<std::string> kinds = {"analytic", "onednn", "onnxruntime"};

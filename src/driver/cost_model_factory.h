@@ -21,6 +21,10 @@ struct CostModelOptions {
   int threads = 0;  // CPU timers' threads; 0: ONNX Runtime's default (physical cores), OpenMP's
 };
 
+// ONNX Runtime's intra-op threads for `requested` (CostModelOptions::threads): the count given,
+// else ONNX Runtime's own default, one per physical core.
+int onnxruntime_threads(int requested);
+
 // The models this build can make: "analytic", "onednn" (and "cudnn" with CUDA).
 std::vector<std::string> cost_model_kinds();
 

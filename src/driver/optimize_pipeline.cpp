@@ -18,7 +18,6 @@
 #include "ir/text_format.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnxruntime_helper.h"
-#include "support/cpu_cores.h"
 #include "support/error.h"
 #include "support/python_helper.h"
 #include "support/strings.h"
@@ -113,10 +112,10 @@ void Pipeline::apply_defaults(const LoadedModel& loaded) {
   // operators in ONNX Runtime.
   if (options_.cost.kind.empty()) options_.cost.kind = onnx_input ? "onnxruntime" : "analytic";
   if (options_.target.empty()) options_.target = default_target(onnx_input);
-  // ONNX Runtime times and checks at its own default when no thread count is given: one thread
-  // per physical core (a deployment that says nothing gets that too).
-  if (options_.cost.threads == 0 && (onnx_input || options_.cost.kind == "onnxruntime")) {
-    options_.cost.threads = physical_cores();
+  // ONNX Runtime times and checks at its own default when no thread count is given (a
+  // deployment that says nothing gets that too); the report shows the count.
+  if (onnx_input || options_.cost.kind == "onnxruntime") {
+    options_.cost.threads = onnxruntime_threads(options_.cost.threads);
   }
   if (ends_with(options_.outputs.model, ".onnx") && !onnx_input) {
     throw Error("cannot write '" + options_.outputs.model +
@@ -178,7 +177,7 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
   if (time_it || verify_it) {
     onnx::ModelCheckRequest request;
     request.latency_runs = time_it ? options_.latency_runs : 0;
-    request.threads = std::max(options_.cost.threads, 1);
+    request.threads = onnxruntime_threads(options_.cost.threads);
     request.verify = verify_it;
     std::string steps;
     if (time_it)
@@ -303,9 +302,9 @@ PipelineResult Pipeline::run() {
   report["optimized_cost"] = outcome.optimized_cost;
   report["speedup_percent"] = outcome.speedup_percent();
   report["optimized_ops"] = result.optimized.num_operators();
-  if (report.contains("fused_operators")) {
-    // What the written model uses: none when the latency check kept the original.
-    report["extracted_fused_operators"] = report["fused_operators"];
+  if (options_.search == "eqsat") {
+    // What the written model uses: none when the latency check kept the original (the search
+    // reported the extracted graph's).
     report["fused_operators"] = contrib_operator_counts(result.optimized);
   }
   add_cost_model_report(*model, report);
