@@ -306,30 +306,28 @@ Types softmax(const Types& in, const Attributes& attrs) {
   return {in[0]};
 }
 
-Types layernorm(const Types& in, const Attributes& attrs) {
+// A normalization over the axes from `axis` to the last: every parameter after x (`params`
+// names them in errors) has exactly those axes' shape.
+Types normalization(const Types& in, const Attributes& attrs, const std::string& params) {
   require_same_dtype(in);
   const auto& x = in[0];
   int axis = normalize_axis(attrs.get_int("axis"), x.rank());
   Dims normalized(x.dims.begin() + axis, x.dims.end());
   for (size_t i = 1; i < in.size(); ++i) {
     if (in[i].dims != normalized) {
-      shape_error("layernorm scale and bias must have shape " + to_string(normalized) + ", got " +
+      shape_error(params + " must have shape " + to_string(normalized) + ", got " +
                   to_string(in[i]));
     }
   }
   return {x};
 }
 
+Types layernorm(const Types& in, const Attributes& attrs) {
+  return normalization(in, attrs, "layernorm scale and bias");
+}
+
 Types rms_norm(const Types& in, const Attributes& attrs) {
-  require_same_dtype(in);
-  const auto& x = in[0];
-  int axis = normalize_axis(attrs.get_int("axis"), x.rank());
-  Dims normalized(x.dims.begin() + axis, x.dims.end());
-  if (in[1].dims != normalized) {
-    shape_error("rms_norm scale must have shape " + to_string(normalized) + ", got " +
-                to_string(in[1]));
-  }
-  return {x};
+  return normalization(in, attrs, "rms_norm scale");
 }
 
 Types reduce_mean(const Types& in, const Attributes& attrs) {
