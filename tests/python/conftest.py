@@ -43,6 +43,17 @@ def saturate():
 
 
 @pytest.fixture(scope="session")
+def saturate_api():
+    """The saturate package with its C++ extension; skips where it is not built (a
+    sanitizer-only build has none, see CMakeLists.txt)."""
+    import saturate
+
+    if not saturate.HAVE_EXTENSION:
+        pytest.skip(f"the C++ extension is not built: {saturate.EXTENSION_ERROR}")
+    return saturate
+
+
+@pytest.fixture(scope="session")
 def onnxruntime_library(saturate, tmp_path_factory):
     """rules/pypm/onnxruntime.py (the ONNX Runtime fusion library), compiled to a .pmb."""
     target = tmp_path_factory.mktemp("pmb") / "onnxruntime.pmb"

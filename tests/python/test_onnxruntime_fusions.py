@@ -218,15 +218,11 @@ def test_an_unknown_target_is_refused(saturate):
     assert "--target" in result.stderr
 
 
-def test_the_python_api_takes_the_target():
-    import saturate
-
-    if not saturate.HAVE_EXTENSION:  # a sanitizer-only build has no extension
-        pytest.skip(f"the C++ extension is not built: {saturate.EXTENSION_ERROR}")
+def test_the_python_api_takes_the_target(saturate_api):
     source = FIXTURES / "distilbert.torchscript.onnx"
-    fused = saturate.optimize(str(source), cost="analytic", target="onnxruntime")
-    assert saturate.last_report()["fused_operators"] == {"multi_head_attention": 2}
+    fused = saturate_api.optimize(str(source), cost="analytic", target="onnxruntime")
+    assert saturate_api.last_report()["fused_operators"] == {"multi_head_attention": 2}
     assert sum(n.op_type == "MultiHeadAttention" for n in fused.graph.node) == 2
-    plain = saturate.optimize(str(source), cost="analytic", target="onnx")
-    assert saturate.last_report()["fused_operators"] == {}
+    plain = saturate_api.optimize(str(source), cost="analytic", target="onnx")
+    assert saturate_api.last_report()["fused_operators"] == {}
     assert not any(n.op_type == "MultiHeadAttention" for n in plain.graph.node)

@@ -219,14 +219,10 @@ def test_an_unknown_fusion_is_refused(saturate):
     assert "unknown fusion 'skip_layer_norm'" in result.stderr
 
 
-def test_the_python_api_takes_the_fusions():
-    import saturate
-
-    if not saturate.HAVE_EXTENSION:  # a sanitizer-only build has no extension
-        pytest.skip(f"the C++ extension is not built: {saturate.EXTENSION_ERROR}")
-    fused = saturate.optimize(str(FIXTURES / "llama.dynamo.onnx"), cost="analytic",
-                              fusions=["rms_norm"])
-    assert saturate.last_report()["fused_operators"] == {"rms_norm": 5}
+def test_the_python_api_takes_the_fusions(saturate_api):
+    fused = saturate_api.optimize(str(FIXTURES / "llama.dynamo.onnx"), cost="analytic",
+                                  fusions=["rms_norm"])
+    assert saturate_api.last_report()["fused_operators"] == {"rms_norm": 5}
     assert op_types(fused).count("SimplifiedLayerNormalization") == 5
 
 
