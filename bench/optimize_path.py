@@ -36,12 +36,13 @@ def counting_python(work: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
 
 
 def optimize_once(binary: str, model: pathlib.Path, cache: pathlib.Path,
-                  work: pathlib.Path) -> dict:
+                  work: pathlib.Path, extra=()) -> dict:
+    """One `optimize MODEL -o OUT --verify` (plus `extra` arguments), timed, in `work`."""
     python, log = counting_python(work)
     log.unlink(missing_ok=True)
     report_path = work / "report.json"
     command = [binary, "optimize", str(model), "-o", str(work / "out.onnx"), "--verify",
-               "--cost-cache", str(cache), "--json", str(report_path)]
+               "--cost-cache", str(cache), "--json", str(report_path), *map(str, extra)]
     start = time.perf_counter()
     process = subprocess.run(command, capture_output=True, text=True, timeout=3600,
                              env={**os.environ, "SATURATE_PYTHON": str(python)})

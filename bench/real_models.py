@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import time
@@ -36,6 +37,7 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "bench"))
 
+from optimize_path import optimize_once  # noqa: E402
 from paper import LABELS, PAPER_MODELS, machine  # noqa: E402
 from saturate import onnx_check  # noqa: E402
 from saturate.ort_latency import compare_latency  # noqa: E402
@@ -131,20 +133,21 @@ def measure_model(args, name, work):
 
 def optimize_path_times(args, name, onnx_path, work):
     """Cold and warm wall time of `optimize M.onnx -o O.onnx --verify` (ONNX Runtime costs),
-    this build and the baseline alternately, each with its own cache."""
+    this build and the baseline alternately, each with its own cache and folder
+    (bench/optimize_path.py's run)."""
     times = {}
     programs = (("this build", args.binary), ("baseline", args.baseline))
+    extra = ["--cost", "onnxruntime", "--threads", args.threads,
+             "--ilp-time-limit", args.ilp_time_limit]
     for label, _ in programs:
-        (work / f"{name}.path-{label}.sqlite").unlink(missing_ok=True)
+        folder = work / f"{name}.path-{label.replace(' ', '-')}"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
     for phase in ("cold", "warm"):
         for label, program in programs:
-            tag = label.replace(" ", "-")
-            cmd = [program, "optimize", onnx_path, "-o", work / f"{name}.path-{tag}.onnx",
-                   "--cost", "onnxruntime", "--verify", "--threads", args.threads,
-                   "--cost-cache", work / f"{name}.path-{label}.sqlite",
-                   "--ilp-time-limit", args.ilp_time_limit]
-            _, seconds = checked(cmd)
-            times.setdefault(label, {})[f"{phase}_seconds"] = seconds
+            folder = work / f"{name}.path-{label.replace(' ', '-')}"
+            run = optimize_once(program, onnx_path, folder / "costs.sqlite", folder, extra)
+            times.setdefault(label, {})[f"{phase}_seconds"] = run["seconds"]
     return times
 
 
