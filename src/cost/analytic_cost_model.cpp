@@ -24,9 +24,13 @@ constexpr double kLogFlops = 10;    // mantissa/exponent split + polynomial
 constexpr double kSigmoidFlops = kExpFlops + kSimpleFlops + kDivFlops;   // 1 / (1 + e^-x)
 constexpr double kTanhFlops = kExpFlops + 2 * kSimpleFlops + kDivFlops;  // via e^2x
 constexpr double kErfFlops = 20;  // rational approximation: two degree-~6 polynomials + divide
-constexpr double kGeluFlops = kErfFlops + 4 * kSimpleFlops;         // x * (1 + erf(x / sqrt 2)) / 2
-constexpr double kPowFlops = kLogFlops + kSimpleFlops + kExpFlops;  // exp(b * log a)
-constexpr double kClipFlops = 2 * kSimpleFlops;                     // max then min
+constexpr double kGeluFlops = kErfFlops + 4 * kSimpleFlops;   // x * (1 + erf(x / sqrt 2)) / 2
+constexpr double kBiasGeluFlops = kSimpleFlops + kGeluFlops;  // the bias add, then gelu
+// x * (1 + tanh(c * (x + 0.044715 x^3))) / 2: cube, FMA, scale, tanh, add, two multiplies.
+constexpr double kFastGeluFlops = kTanhFlops + 6 * kSimpleFlops;
+constexpr double kQuickGeluFlops = kSigmoidFlops + 2 * kSimpleFlops;  // x * sigmoid(alpha * x)
+constexpr double kPowFlops = kLogFlops + kSimpleFlops + kExpFlops;    // exp(b * log a)
+constexpr double kClipFlops = 2 * kSimpleFlops;                       // max then min
 // Softmax per element: running max, subtract, exp, accumulate, multiply by 1 / sum.
 constexpr double kSoftmaxFlops = kExpFlops + 4 * kSimpleFlops;
 // Layer norm per element: accumulate mean, subtract, square-accumulate, multiply by the row's
@@ -94,6 +98,12 @@ double flops_per_element(OpKind op) {
       return kErfFlops;
     case OpKind::Gelu:
       return kGeluFlops;
+    case OpKind::BiasGelu:
+      return kBiasGeluFlops;
+    case OpKind::FastGelu:
+      return kFastGeluFlops;
+    case OpKind::QuickGelu:
+      return kQuickGeluFlops;
     case OpKind::Tanh:
       return kTanhFlops;
     case OpKind::Sigmoid:
@@ -184,6 +194,9 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
     case OpKind::Erf:
     case OpKind::Exp:
     case OpKind::Gelu:
+    case OpKind::BiasGelu:
+    case OpKind::FastGelu:
+    case OpKind::QuickGelu:
     case OpKind::Clip:
     case OpKind::Softmax:
     case OpKind::LayerNorm:

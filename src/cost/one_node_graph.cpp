@@ -5,6 +5,7 @@ namespace saturate::cost {
 bool is_parameter_input(ir::OpKind op, size_t input) {
   switch (op) {
     case ir::OpKind::Conv2d:
+    case ir::OpKind::BiasGelu:
       return input == 1;
     case ir::OpKind::BatchNorm:
     case ir::OpKind::LayerNorm:

@@ -55,6 +55,8 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
     case ir::OpKind::Erf:
     case ir::OpKind::Exp:
     case ir::OpKind::Gelu:
+    case ir::OpKind::FastGelu:
+    case ir::OpKind::QuickGelu:
     case ir::OpKind::Clip:
     case ir::OpKind::Noop:
       for (const TensorInfo* input : inputs) carry_aligned(*input);
@@ -63,6 +65,7 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
     case ir::OpKind::Softmax:
     case ir::OpKind::LayerNorm:
     case ir::OpKind::RMSNorm:
+    case ir::OpKind::BiasGelu:
       carry_aligned(*inputs[0]);
       break;
     case ir::OpKind::MatMul: {

@@ -51,6 +51,11 @@ enum class OpKind : uint16_t {
   // Root-mean-square normalization (RMSNorm, Llama's): ONNX Runtime's
   // SimplifiedLayerNormalization.
   RMSNorm,
+  // ONNX Runtime's GELU-family kernels: BiasGelu (gelu(x + bias), exact erf form), FastGelu
+  // (the tanh approximation) and QuickGelu (x * sigmoid(alpha * x); SiLU is alpha 1).
+  BiasGelu,
+  FastGelu,
+  QuickGelu,
   // What ONNX import needs: explicit constant padding (ONNX Conv/Pool pads that are neither
   // SAME nor VALID), and any ONNX operator Saturate does not know, carried through unchanged.
   Pad,

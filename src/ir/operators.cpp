@@ -330,6 +330,18 @@ Types rms_norm(const Types& in, const Attributes& attrs) {
   return normalization(in, attrs, "rms_norm scale");
 }
 
+// gelu(x + bias) with a bias along the last axis (ONNX Runtime's BiasGelu takes no other).
+Types bias_gelu(const Types& in, const Attributes&) {
+  require_same_dtype(in);
+  const auto& x = in[0];
+  if (x.rank() < 1 || in[1].rank() != 1 || in[1].dims[0] != x.dims.back()) {
+    shape_error("bias_gelu bias must have shape [" +
+                (x.rank() < 1 ? std::string("last dim") : std::to_string(x.dims.back())) +
+                "], got " + to_string(in[1]));
+  }
+  return {x};
+}
+
 Types reduce_mean(const Types& in, const Attributes& attrs) {
   const auto& x = in[0];
   if (attrs.get_ints("axes").empty()) shape_error("reduce_mean needs at least one axis");
@@ -690,6 +702,27 @@ std::vector<OpInfo> make_operator_table() {
        "x / sqrt(mean(x^2) + epsilon) * scale, the mean over the axes from `axis` to the last "
        "(RMSNorm). ONNX Runtime's SimplifiedLayerNormalization.",
        rms_norm},
+      {OpKind::BiasGelu,
+       "bias_gelu",
+       2,
+       2,
+       {"x", "bias"},
+       {},
+       OpCategory::Elementwise,
+       "gelu(x + bias), the exact (erf) GELU, bias along the last axis. ONNX Runtime's BiasGelu.",
+       bias_gelu},
+      unary(OpKind::FastGelu, "fast_gelu", OpCategory::Elementwise,
+            "x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2, the tanh approximation of "
+            "GELU (GPT-2's). ONNX Runtime's FastGelu."),
+      {OpKind::QuickGelu,
+       "quick_gelu",
+       1,
+       1,
+       {"x"},
+       {with_default("alpha", AttrKind::Float, 1.702)},
+       OpCategory::Elementwise,
+       "x * sigmoid(alpha * x); SiLU (swish) is alpha 1. ONNX Runtime's QuickGelu.",
+       same_as_first},
       {OpKind::ReduceMean,
        "reduce_mean",
        1,

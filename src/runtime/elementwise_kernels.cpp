@@ -21,6 +21,12 @@ double gelu(double x) {
   return x * (1.0 + std::erf(x / std::numbers::sqrt2)) / 2.0;
 }
 
+// GPT-2's tanh approximation of GELU (ONNX Runtime's FastGelu).
+double fast_gelu(double x) {
+  const double sqrt_2_over_pi = std::numbers::sqrt2 / std::sqrt(std::numbers::pi);
+  return x * (1.0 + std::tanh(sqrt_2_over_pi * (x + 0.044715 * x * x * x))) / 2.0;
+}
+
 double apply_unary(ir::OpKind op, double x) {
   switch (op) {
     case ir::OpKind::Relu:
@@ -37,6 +43,8 @@ double apply_unary(ir::OpKind op, double x) {
       return std::exp(x);
     case ir::OpKind::Gelu:
       return gelu(x);
+    case ir::OpKind::FastGelu:
+      return fast_gelu(x);
     default:
       throw Error("unary kernel called for " + std::string(ir::to_string(op)));
   }
@@ -72,6 +80,22 @@ Tensor unary(ir::OpKind op, const Tensor& x) {
 Tensor clip(const Tensor& x, double min, double max) {
   Tensor out(x.dims);
   for (size_t i = 0; i < x.data.size(); ++i) out.data[i] = std::min(std::max(x.data[i], min), max);
+  return out;
+}
+
+Tensor bias_gelu(const Tensor& x, const Tensor& bias) {
+  if (x.dims.empty() || bias.dims.size() != 1 || bias.dims[0] != x.dims.back()) {
+    throw Error("bias_gelu: the bias must be one value per element of the last axis");
+  }
+  Tensor out(x.dims);
+  const size_t width = bias.data.size();
+  for (size_t i = 0; i < x.data.size(); ++i) out.data[i] = gelu(x.data[i] + bias.data[i % width]);
+  return out;
+}
+
+Tensor quick_gelu(const Tensor& x, double alpha) {
+  Tensor out(x.dims);
+  for (size_t i = 0; i < x.data.size(); ++i) out.data[i] = x.data[i] * sigmoid(alpha * x.data[i]);
   return out;
 }
 

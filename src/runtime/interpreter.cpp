@@ -111,7 +111,12 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
     case OpKind::Erf:
     case OpKind::Exp:
     case OpKind::Gelu:
+    case OpKind::FastGelu:
       return {kernels::unary(node.op, *in[0])};
+    case OpKind::BiasGelu:
+      return {kernels::bias_gelu(*in[0], *in[1])};
+    case OpKind::QuickGelu:
+      return {kernels::quick_gelu(*in[0], attrs.get_float("alpha"))};
     case OpKind::Clip:
       return {kernels::clip(*in[0], attrs.get_float("min"), attrs.get_float("max"))};
     case OpKind::Transpose:

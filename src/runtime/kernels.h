@@ -15,9 +15,13 @@
 namespace saturate::runtime::kernels {
 
 // elementwise_kernels.cpp
-// relu, tanh, sigmoid, sqrt, erf, exp, gelu.
+// relu, tanh, sigmoid, sqrt, erf, exp, gelu, fast_gelu.
 Tensor unary(ir::OpKind op, const Tensor& x);
 Tensor clip(const Tensor& x, double min, double max);
+// gelu(x + bias), bias along the last axis (ONNX Runtime's BiasGelu).
+Tensor bias_gelu(const Tensor& x, const Tensor& bias);
+// x * sigmoid(alpha * x) (ONNX Runtime's QuickGelu; SiLU is alpha 1).
+Tensor quick_gelu(const Tensor& x, double alpha);
 // ewadd, ewmul, sub, div, pow with numpy broadcasting to out_dims.
 Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b, const ir::Dims& out_dims);
 // The fused activation of matmul, conv2d and the pools, in place.

@@ -270,6 +270,9 @@ const std::vector<ValidCase>& valid_cases() {
        {{"axis", int64_t{1}}, {"epsilon", 1e-6}},
        {f32({2, 3, 4})}},
       {"rms_norm last", OpKind::RMSNorm, {f32({2, 3, 4}), f32({4})}, {}, {f32({2, 3, 4})}},
+      {"bias_gelu", OpKind::BiasGelu, {f32({2, 3, 4}), f32({4})}, {}, {f32({2, 3, 4})}},
+      {"fast_gelu", OpKind::FastGelu, {f32({2, 8})}, {}, {f32({2, 8})}},
+      {"quick_gelu", OpKind::QuickGelu, {f32({2, 8})}, {{"alpha", 1.0}}, {f32({2, 8})}},
       {"rms_norm from axis 1",
        OpKind::RMSNorm,
        {f32({2, 3, 4}), f32({3, 4})},
@@ -656,6 +659,21 @@ const std::vector<ErrorCase>& error_cases() {
        {f32({2, 3, 4}), f32({3})},
        {},
        {"rms_norm scale must have shape [4], got f32[3]"}},
+      {"bias_gelu bias along the last axis",
+       OpKind::BiasGelu,
+       {f32({2, 3, 4}), f32({3})},
+       {},
+       {"bias_gelu bias must have shape [4], got f32[3]"}},
+      {"bias_gelu bias is one-dimensional",
+       OpKind::BiasGelu,
+       {f32({2, 3, 4}), f32({1, 4})},
+       {},
+       {"bias_gelu bias must have shape [4], got f32[1 4]"}},
+      {"bias_gelu dtypes",
+       OpKind::BiasGelu,
+       {f64({2, 4}), f32({4})},
+       {},
+       {"element types differ: f64[2 4] and f32[4]"}},
       {"rms_norm dtypes",
        OpKind::RMSNorm,
        {f64({2, 4}), f32({4})},
@@ -802,6 +820,8 @@ bool cannot_fail_on_shapes(OpKind op) {
     case OpKind::Erf:
     case OpKind::Exp:
     case OpKind::Gelu:
+    case OpKind::FastGelu:
+    case OpKind::QuickGelu:
     case OpKind::Noop:
       return true;
     default:
