@@ -59,9 +59,10 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     ``~/.cache/saturate/costs.sqlite``; or "analytic", "onednn"), ``threads`` (ONNX Runtime's
     intra-op threads for the timings and checks; default: its own default, one per physical
     core), ``rules``, ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's own kernels such as
-    com.microsoft.MultiHeadAttention and SimplifiedLayerNormalization; "onnx": standard
-    operators only), ``fusions`` (with "onnxruntime", the kernels it may fuse into:
-    ``["multi_head_attention", "rms_norm"]`` or ``["none"]``; default all), ``node_limit``,
+    com.microsoft.MultiHeadAttention, SimplifiedLayerNormalization, BiasGelu, FastGelu and
+    QuickGelu; "onnx": standard operators only), ``fusions`` (with "onnxruntime", the kernels it
+    may fuse into, by IR name: ``["multi_head_attention", "rms_norm", "bias_gelu", "fast_gelu",
+    "quick_gelu"]`` or ``["none"]``; default all), ``node_limit``,
     ``iter_limit``, ``k_multi``, ``extract``, ``ilp_time_limit``, ``time_limit``,
     ``latency_runs`` (with onnxruntime costs both whole models are timed, and the original is
     returned when the optimized one is slower; 0 for no check), ``input_shapes``

@@ -41,14 +41,31 @@ x / Sqrt(v); x^2 as Pow(x, 2) or x * x; each product and the sum in either order
 fuses the TorchScript spelling itself at session creation, but not the dynamo exporter's
 Reciprocal.
 
+The GELU family, fused into ONNX Runtime's activation kernels:
+
+    gelu(x + b), gelu exact     ->  BiasGelu(x, b)       (BERT, ViT: a linear layer's bias, then
+                                                          Gelu (dynamo, opset 20) or
+                                                          x * (1 + erf(x / sqrt 2)) / 2 spelled
+                                                          out (TorchScript))
+    x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) / 2
+                                ->  FastGelu(x)          (GPT-2's; x^3 as Pow(x, 3) or x * x * x)
+    x * sigmoid(x)              ->  QuickGelu(x, alpha=1)   (SiLU: Llama's MLP gate)
+    x * sigmoid(a * x)          ->  QuickGelu(x, alpha=a)
+
+the half of a GELU in any of the three places exporters put it, each product and sum in either
+order. On its CPU provider ONNX Runtime (1.32) fuses the spelled-out GELU, the tanh form and
+SiLU itself at session creation (into Gelu, FastGelu, QuickGelu: what it saved with
+optimized_model_filepath on the exporter fixtures), but leaves the bias add before a GELU a kernel
+of its own; BiasGelu saves that one. See docs/ONNX_RUNTIME.md for what each fusion measured.
+
 Compile: saturate pm compile rules/pypm/onnxruntime.py -o onnxruntime.pmb (the build does it).
 """
 import sys
 
 from saturate import pypm
-from saturate.pypm import (Add, Div, EwMul, MatMul, Mul, MultiHeadAttention, Opaque, Pow,
-                           ReduceMean, Reshape, RMSNorm, Softmax, Sqrt, Transpose, pattern, rule,
-                           var)
+from saturate.pypm import (Add, BiasGelu, Div, Erf, EwAdd, EwMul, FastGelu, Gelu, MatMul, Mul,
+                           MultiHeadAttention, Opaque, Pow, QuickGelu, ReduceMean, Reshape,
+                           RMSNorm, Sigmoid, Softmax, Sqrt, Tanh, Transpose, pattern, rule, var)
 
 
 @pattern
@@ -92,12 +109,23 @@ def KeysTransposed(k, r):  # noqa: F811 - the dynamo exporter: through (B*N, L, 
 
 @pattern
 def Plus(a, b):
+    """a + b in either order; import writes EwAdd when the two shapes are equal."""
     return Add(a, b)
 
 
 @pattern
 def Plus(a, b):  # noqa: F811 - the bias first
     return Add(b, a)
+
+
+@pattern
+def Plus(a, b):  # noqa: F811
+    return EwAdd(a, b)
+
+
+@pattern
+def Plus(a, b):  # noqa: F811
+    return EwAdd(b, a)
 
 
 @pattern
@@ -307,9 +335,6 @@ def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
     return MultiHeadAttention(q, k, v, m, num_heads=qh.shape[1], scale=c.attrs.value)
 
 
-if __name__ == "__main__":
-    pypm.serialize(sys.argv[1] if len(sys.argv) > 1 else "onnxruntime.pmb")
-
 
 # ---- RMSNorm ----------------------------------------------------------------------------------
 @pattern
@@ -402,3 +427,136 @@ def fuse_rms_norm(x, w, m, e):
         last = last or (x.shape.rank == rank and m.attrs.axes == [rank - 1])
     assert last
     return RMSNorm(x, w, axis=-1, epsilon=e.attrs.value)
+
+
+# ---- GELU family ------------------------------------------------------------------------------
+@pattern
+def ErfOfScaled(x):
+    """erf(x / sqrt 2), the division written as such (TorchScript) or as a product by 1/sqrt 2."""
+    return Erf(Div(x, 1.4142135623730951))
+
+
+@pattern
+def ErfOfScaled(x):  # noqa: F811
+    return Erf(Times(x, 0.7071067811865476))
+
+
+@pattern
+def OnePlusErf(x):
+    return Plus(ErfOfScaled(x), 1.0)
+
+
+@pattern
+def ErfGelu(x):
+    """x * (1 + erf(x / sqrt 2)) / 2 with the half in any of the three places exporters put it."""
+    return Times(Times(x, OnePlusErf(x)), 0.5)
+
+
+@pattern
+def ErfGelu(x):  # noqa: F811 - (x / 2) * (1 + erf)
+    return Times(Times(x, 0.5), OnePlusErf(x))
+
+
+@pattern
+def ErfGelu(x):  # noqa: F811 - x * ((1 + erf) / 2)
+    return Times(x, Times(OnePlusErf(x), 0.5))
+
+
+@pattern
+def AnyGelu(x):
+    """The exact GELU: the ONNX operator (opset 20, what the dynamo exporter writes) or spelled
+    out (TorchScript at opset 17)."""
+    return Gelu(x)
+
+
+@pattern
+def AnyGelu(x):  # noqa: F811
+    return ErfGelu(x)
+
+
+@pattern
+def BiasedGelu(x, b, s):
+    """gelu(x + b): a linear layer's bias add, then the GELU (BERT's and ViT's feed-forward)."""
+    assert s <= Plus(x, b)
+    return AnyGelu(s)
+
+
+@rule(BiasedGelu)
+def fuse_bias_gelu(x, b, s):
+    # ONNX Runtime's BiasGelu takes a 1-d bias along the last axis; x must be the sum's shape
+    # (the bias broadcasts, x does not).
+    assert b.shape.rank == 1 and x.shape.rank >= 1 and x.shape.rank == s.shape.rank
+    assert x.shape.numel == s.shape.numel and b.shape[0] == x.shape[-1]
+    return BiasGelu(x, b)
+
+
+@pattern
+def Cube(x):
+    return Pow(x, 3.0)
+
+
+@pattern
+def Cube(x):  # noqa: F811 - x * x * x
+    square = var()
+    assert square <= Times(x, x)
+    return Times(square, x)
+
+
+@pattern
+def TanhGeluInner(x):
+    """sqrt(2 / pi) * (x + 0.044715 x^3)."""
+    return Times(Plus(x, Times(Cube(x), 0.044715)), 0.7978845608028654)
+
+
+@pattern
+def OnePlusTanh(x):
+    return Plus(Tanh(TanhGeluInner(x)), 1.0)
+
+
+@pattern
+def TanhGelu(x):
+    """GPT-2's tanh approximation, x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2, with the
+    half in any of three places (both exporters write (x * 0.5) * (1 + tanh))."""
+    return Times(Times(x, 0.5), OnePlusTanh(x))
+
+
+@pattern
+def TanhGelu(x):  # noqa: F811
+    return Times(Times(x, OnePlusTanh(x)), 0.5)
+
+
+@pattern
+def TanhGelu(x):  # noqa: F811
+    return Times(x, Times(OnePlusTanh(x), 0.5))
+
+
+@rule(TanhGelu)
+def fuse_fast_gelu(x):
+    return FastGelu(x)
+
+
+@pattern
+def SiLU(x):
+    """x * sigmoid(x) (SiLU, swish: Llama's MLP gate)."""
+    return Times(x, Sigmoid(x))
+
+
+@rule(SiLU)
+def fuse_silu(x):
+    return QuickGelu(x, alpha=1.0)
+
+
+@pattern
+def ScaledSwish(x, a):
+    """x * sigmoid(a * x) (QuickGELU is a = 1.702: CLIP's)."""
+    return Times(x, Sigmoid(Times(x, a)))
+
+
+@rule(ScaledSwish)
+def fuse_quick_gelu(x, a):
+    assert a.op == "constant" and a.shape.numel == 1
+    return QuickGelu(x, alpha=a.attrs.value)
+
+
+if __name__ == "__main__":
+    pypm.serialize(sys.argv[1] if len(sys.argv) > 1 else "onnxruntime.pmb")

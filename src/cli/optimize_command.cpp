@@ -99,14 +99,16 @@ void register_optimize_command(CLI::App& app) {
   command
       ->add_option("--target", options->target,
                    "Runtime the output is for: onnxruntime may fuse into its com.microsoft "
-                   "kernels (MultiHeadAttention, SimplifiedLayerNormalization), onnx writes "
+                   "kernels (MultiHeadAttention, SimplifiedLayerNormalization, BiasGelu, FastGelu, "
+                   "QuickGelu), onnx writes "
                    "standard operators only (default: "
                    "onnxruntime for an ONNX input, onnx otherwise)")
       ->check(CLI::IsMember(driver::kTargets));
   command
       ->add_option("--fusions", options->fusions,
                    "With --target onnxruntime, the kernels it may fuse into: "
-                   "multi_head_attention, rms_norm, or none (default: all)")
+                   "multi_head_attention, rms_norm, bias_gelu, fast_gelu, quick_gelu, or none "
+                   "(default: all)")
       ->delimiter(',');
   command->add_option("--tensat-multi", options->tensat_multi_files,
                       "TENSAT multi-pattern rule file (repeatable)");

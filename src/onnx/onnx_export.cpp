@@ -711,6 +711,22 @@ void Exporter::emit(NodeId id) {
     case OpKind::MultiHeadAttention:
       emit_multi_head_attention(id);
       return;
+    case OpKind::BiasGelu:
+    case OpKind::FastGelu:
+    case OpKind::QuickGelu: {
+      std::vector<std::string> inputs{in(0)};
+      if (node.op == OpKind::BiasGelu) inputs.push_back(in(1));
+      const char* op_type = node.op == OpKind::BiasGelu   ? "BiasGelu"
+                            : node.op == OpKind::FastGelu ? "FastGelu"
+                                                          : "QuickGelu";
+      NodeProto& gelu = add_node(op_type, inputs, {y});
+      gelu.set_domain(std::string(kMicrosoftDomain));
+      if (node.op == OpKind::QuickGelu) {
+        add_attr(gelu, "alpha", static_cast<float>(attrs.get_float("alpha")));
+      }
+      uses_microsoft_domain_ = true;
+      return;
+    }
     case OpKind::RMSNorm: {
       // ONNX Runtime's kernel, in the default domain (as ONNX Runtime declares it).
       auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
