@@ -72,6 +72,7 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
 from real_exports import error_text, host_info, timed  # noqa: E402 (bench/ is on the path)
+from saturate import ort_timer  # noqa: E402
 from saturate.onnx_check import _graphs  # noqa: E402
 
 PEERS = ["onnxsim", "onnxslim", "onnxoptimizer", "ort_transformers"]
@@ -244,6 +245,8 @@ def session(path, threads, optimized_path=None):
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.log_severity_level = 3
+    # The sessions are timed in turn: idle pools must not spin on the cores of the one timed.
+    ort_timer.no_spinning(so)
     if optimized_path is not None:
         so.optimized_model_filepath = str(optimized_path)
     return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])

@@ -46,7 +46,7 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from saturate import onnx_check  # noqa: E402
+from saturate import onnx_check, ort_timer  # noqa: E402
 
 REPORT_FIELDS = ["original_ops", "optimized_ops", "opaque_nodes", "folded_nodes", "verified",
                  "max_relative_error", "max_abs_error", "kept_original", "latency_check",
@@ -184,6 +184,8 @@ def session(path, threads):
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.log_severity_level = 3
+    # The sessions are timed in turn: idle pools must not spin on the cores of the one timed.
+    ort_timer.no_spinning(so)
     return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
 

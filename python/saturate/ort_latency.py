@@ -38,7 +38,9 @@ def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
                     warmup: int = 3) -> tuple[dict, dict]:
     """Summaries of the milliseconds per run of each model (paths or bytes), runs interleaved,
     both models fed the same random inputs, ONNX Runtime's graph optimizations on (as
-    deployed) and denormals flushed (as the per-operator timings do)."""
+    deployed), denormals flushed (as the per-operator timings do) and the thread pools not
+    spinning between runs (``ort_timer.no_spinning``: the idle session's spinning threads would
+    slow the one being timed)."""
     import onnxruntime as ort
 
     def session(model):
@@ -47,6 +49,7 @@ def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         ort_timer.flush_denormals(options)
+        ort_timer.no_spinning(options)
         return ort.InferenceSession(model if isinstance(model, bytes) else str(model), options,
                                     providers=["CPUExecutionProvider"])
 

@@ -89,6 +89,16 @@ def flush_denormals(options) -> None:
     options.add_session_config_entry("session.set_denormal_as_zero", "1")
 
 
+def no_spinning(options) -> None:
+    """For sessions timed in turn in one process (the latency check, the benchmarks). After a
+    run ONNX Runtime's intra-op threads spin, waiting for more work; another session's pool
+    spinning on the same cores slows the one being timed. On 2 cores at 2 threads, two sessions
+    running the same single kernel measured up to 1.75x apart, whichever ran second losing; with
+    spinning off they measured within 1 %. The operator timer times one session at a time and
+    keeps ONNX Runtime's default."""
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+
+
 def feeds_for(session, rng) -> dict[str, np.ndarray]:
     from saturate import onnx_check
 

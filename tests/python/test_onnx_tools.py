@@ -143,3 +143,17 @@ def test_ort_latency_times_both_models_interleaved(tmp_path):
                               str(tmp_path / "missing.onnx")], capture_output=True, text=True,
                              timeout=60, env={**os.environ, "PYTHONPATH": str(REPO / "python")})
     assert missing.returncode == 2 and "latency check failed" in missing.stderr
+
+
+def test_sessions_timed_in_turn_do_not_spin(tmp_path):
+    # The latency check and the benchmarks alternate sessions in one process: a pool left
+    # spinning after its run would slow the other session's run.
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    ort_timer.no_spinning(options)
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    session = ort.InferenceSession(str(matmul_model(tmp_path / "a.onnx")), options,
+                                   providers=["CPUExecutionProvider"])
+    feeds = ort_timer.feeds_for(session, np.random.default_rng(0))
+    assert session.run(None, feeds)[0].shape == (3, 4)
