@@ -8,9 +8,9 @@ gains where").
 
 For each MODEL.EXPORTER.onnx under --models-dir (full-size exports come from
 ``tests/fixtures/exporters/export_models.py --full --only llama_4l ... --out-dir DIR``):
-  1. Saturate writes one model per fusion set (--variants; default: none, each fused kernel
-     alone, all): ``saturate optimize FILE -o OUT --fusions SET --cost analytic
-     --latency-runs 0 --verify``. The analytic cost model and no latency check make every
+  1. Saturate writes one model per fusion set (--variants; default: none, attention alone,
+     RMSNorm alone, the GELU family as "activations", all): ``saturate optimize FILE -o OUT
+     --fusions SET --cost analytic --latency-runs 0 --verify``. The analytic cost model and no latency check make every
      variant the extracted graph itself (a fusion that matches is taken), so the variants differ
      only in the fusions allowed; "none" is the tensor rules alone.
   2. Every output is verified against the original (saturate.onnx_check.compare_models, the
@@ -39,14 +39,20 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import peers  # noqa: E402  (bench/peers.py: sessions, interleaved timing, verification)
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-VARIANTS = ["none", "multi_head_attention", "rms_norm", "all"]
-KERNELS = {"multi_head_attention": "MultiHeadAttention", "rms_norm": "SimplifiedLayerNormalization"}
+KERNELS = {"multi_head_attention": "MultiHeadAttention", "rms_norm": "SimplifiedLayerNormalization",
+           "bias_gelu": "BiasGelu", "fast_gelu": "FastGelu", "quick_gelu": "QuickGelu"}
+# Each variant's --fusions: the GELU family (one per model: BiasGelu for BERT and ViT, FastGelu
+# for GPT-2, QuickGelu for Llama's SiLU) is measured as one set, "activations".
+FUSION_SETS = {"none": "none", "multi_head_attention": "multi_head_attention",
+               "rms_norm": "rms_norm", "activations": "bias_gelu,fast_gelu,quick_gelu",
+               "all": ",".join(KERNELS)}
+VARIANTS = list(FUSION_SETS)
 
 
 def optimize_variant(args, path, variant, work):
     out = work / f"{path.stem}.{variant}.onnx"
     report = work / f"{path.stem}.{variant}.json"
-    fusions = ",".join(KERNELS) if variant == "all" else variant
+    fusions = FUSION_SETS[variant]
     cmd = [str(args.binary), "optimize", str(path), "-o", str(out), "--fusions", fusions,
            "--cost", "analytic", "--latency-runs", "0", "--verify", "--json", str(report)]
     start = time.perf_counter()
