@@ -10,9 +10,10 @@ For each MODEL.EXPORTER.onnx under --models-dir (full-size exports come from
 ``tests/fixtures/exporters/export_models.py --full --only llama_4l ... --out-dir DIR``):
   1. Saturate writes one model per fusion set (--variants; default: none, attention alone,
      RMSNorm alone, the GELU family as "activations", all): ``saturate optimize FILE -o OUT
-     --fusions SET --cost analytic --latency-runs 0 --verify``. The analytic cost model and no latency check make every
-     variant the extracted graph itself (a fusion that matches is taken), so the variants differ
-     only in the fusions allowed; "none" is the tensor rules alone.
+     --fusions SET --cost analytic --latency-runs 0 --verify``. The analytic cost model and no
+     latency check make every variant the extracted graph itself (a fusion that matches is
+     taken), so the variants differ only in the fusions allowed; "none" is the tensor rules
+     alone.
   2. Every output is verified against the original (saturate.onnx_check.compare_models, the
      same random feeds for all) and its fused kernels are counted.
   3. For each thread count, the original and every variant are timed whole in ONNX Runtime
