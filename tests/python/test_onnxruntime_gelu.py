@@ -60,6 +60,14 @@ def activation_model(spelling, shape=SHAPE, bias_shape=None, half=0.5):
                  n("Add", ["x", "m"], ["inner"]), n("Mul", ["inner", "k"], ["scaled"]),
                  n("Tanh", ["scaled"], ["t"]), n("Add", ["t", "one"], ["a"]),
                  n("Mul", ["h", "a"], ["g"])]
+    elif spelling == "tanh_symbolic":
+        # torch.onnx's TorchScript symbolic for F.gelu(approximate="tanh") at opset < 20:
+        # 0.5 * (x * (1 + tanh(k * (x + c * (x * (x * x)))))), constants first.
+        nodes = [n("Mul", ["x", "x"], ["x2"]), n("Mul", ["x", "x2"], ["x3"]),
+                 n("Mul", ["c", "x3"], ["m"]), n("Add", ["x", "m"], ["inner"]),
+                 n("Mul", ["k", "inner"], ["scaled"]), n("Tanh", ["scaled"], ["t"]),
+                 n("Add", ["one", "t"], ["a"]), n("Mul", ["x", "a"], ["p"]),
+                 n("Mul", ["half", "p"], ["g"])]
     elif spelling in ("silu", "silu_swapped"):  # Llama's MLP gate
         nodes = [n("Sigmoid", ["x"], ["sg"]),
                  n("Mul", ["x", "sg"] if spelling == "silu" else ["sg", "x"], ["g"])]
@@ -96,8 +104,9 @@ def attributes(node):
 FUSED = {"torchscript": ("bias_gelu", "BiasGelu"), "half_first": ("bias_gelu", "BiasGelu"),
          "half_inside": ("bias_gelu", "BiasGelu"), "inv_sqrt2": ("bias_gelu", "BiasGelu"),
          "dynamo": ("bias_gelu", "BiasGelu"), "tanh_pow": ("fast_gelu", "FastGelu"),
-         "tanh_cube": ("fast_gelu", "FastGelu"), "silu": ("quick_gelu", "QuickGelu"),
-         "silu_swapped": ("quick_gelu", "QuickGelu"), "quick_gelu": ("quick_gelu", "QuickGelu")}
+         "tanh_cube": ("fast_gelu", "FastGelu"), "tanh_symbolic": ("fast_gelu", "FastGelu"),
+         "silu": ("quick_gelu", "QuickGelu"), "silu_swapped": ("quick_gelu", "QuickGelu"),
+         "quick_gelu": ("quick_gelu", "QuickGelu")}
 
 
 @pytest.mark.parametrize("spelling", sorted(FUSED))
