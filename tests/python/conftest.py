@@ -60,3 +60,23 @@ def onnxruntime_library(saturate, tmp_path_factory):
     result = saturate("pm", "compile", REPO / "rules" / "pypm" / "onnxruntime.py", "-o", target)
     assert result.returncode == 0, result.stderr
     return target
+
+
+@pytest.fixture(scope="session")
+def optimize_verified(saturate):
+    """`saturate optimize MODEL -o OUT --verify --cost analytic` (plus `extra` options), asserted
+    to succeed and to have verified in ONNX Runtime; returns (report, the written model)."""
+    import json
+
+    import onnx
+
+    def run(model_path, out_dir, *extra):
+        out, report_path = out_dir / "out.onnx", out_dir / "report.json"
+        result = saturate("optimize", model_path, "-o", out, "--verify", "--cost", "analytic",
+                          "--json", report_path, *extra, timeout=600)
+        assert result.returncode == 0, result.stderr
+        report = json.loads(report_path.read_text())
+        assert report["verified"] is True and report["verify_runtime"] == "onnxruntime"
+        return report, onnx.load(str(out))
+
+    return run

@@ -83,16 +83,6 @@ def activation_model(spelling, shape=SHAPE, bias_shape=None, half=0.5):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def optimize(saturate, model_path, tmp_path, *extra):
-    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
-    result = saturate("optimize", model_path, "-o", out, "--verify", "--cost", "analytic",
-                      "--json", report_path, *extra, timeout=600)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(report_path.read_text())
-    assert report["verified"] is True and report["verify_runtime"] == "onnxruntime"
-    return report, onnx.load(str(out))
-
-
 def op_types(model):
     return [node.op_type for node in model.graph.node]
 
@@ -110,10 +100,10 @@ FUSED = {"torchscript": ("bias_gelu", "BiasGelu"), "half_first": ("bias_gelu", "
 
 
 @pytest.mark.parametrize("spelling", sorted(FUSED))
-def test_every_spelling_fuses_in_the_egraph_and_verifies(saturate, tmp_path, spelling):
+def test_every_spelling_fuses_in_the_egraph_and_verifies(optimize_verified, tmp_path, spelling):
     source = tmp_path / "act.onnx"
     onnx.save(activation_model(spelling), str(source))
-    report, model = optimize(saturate, source, tmp_path)
+    report, model = optimize_verified(source, tmp_path)
     ir_name, onnx_name = FUSED[spelling]
     assert report["fused_operators"] == {ir_name: 1}
     fused = [node for node in model.graph.node if node.op_type == onnx_name]
@@ -127,15 +117,15 @@ def test_every_spelling_fuses_in_the_egraph_and_verifies(saturate, tmp_path, spe
 
 @pytest.mark.parametrize("shape", [[6, 16], [1, 3, 4, 32], [64]])
 @pytest.mark.parametrize("spelling", ["torchscript", "tanh_pow", "silu"])
-def test_other_ranks_fuse_and_verify(saturate, tmp_path, spelling, shape):
+def test_other_ranks_fuse_and_verify(optimize_verified, tmp_path, spelling, shape):
     source = tmp_path / "act.onnx"
     onnx.save(activation_model(spelling, shape=shape), str(source))
-    report, _ = optimize(saturate, source, tmp_path)
+    report, _ = optimize_verified(source, tmp_path)
     assert report["fused_operators"] == {FUSED[spelling][0]: 1}
 
 
 @pytest.mark.parametrize("case", ["bias_along_another_axis", "wrong_half", "gelu_no_bias"])
-def test_what_is_not_the_fused_kernel_stays(saturate, tmp_path, case):
+def test_what_is_not_the_fused_kernel_stays(optimize_verified, tmp_path, case):
     """A bias that broadcasts along the positions is not BiasGelu's; 0.6 * x * (1 + erf) is not
     a GELU; a GELU without a bias add is left to ONNX Runtime, which fuses it itself."""
     model = {"bias_along_another_axis": lambda: activation_model("torchscript", bias_shape=[5, 1]),
@@ -143,15 +133,15 @@ def test_what_is_not_the_fused_kernel_stays(saturate, tmp_path, case):
              "gelu_no_bias": lambda: activation_model("gelu_no_bias")}[case]()
     source = tmp_path / "act.onnx"
     onnx.save(model, str(source))
-    report, out = optimize(saturate, source, tmp_path)
+    report, out = optimize_verified(source, tmp_path)
     assert report["fused_operators"] == {}
     assert "Erf" in op_types(out)
 
 
-def test_target_onnx_keeps_the_unfused_activations(saturate, tmp_path):
+def test_target_onnx_keeps_the_unfused_activations(optimize_verified, tmp_path):
     source = tmp_path / "act.onnx"
     onnx.save(activation_model("torchscript"), str(source))
-    report, model = optimize(saturate, source, tmp_path, "--target", "onnx")
+    report, model = optimize_verified(source, tmp_path, "--target", "onnx")
     assert report["fused_operators"] == {}
     assert all(node.domain == "" for node in model.graph.node)
 
@@ -177,12 +167,12 @@ FIXTURE_ACTIVATIONS = [
 
 
 @pytest.mark.parametrize("name,marker,fused", FIXTURE_ACTIVATIONS)
-def test_every_activation_of_the_exported_transformers_fuses(saturate, tmp_path, name, marker,
-                                                              fused):
+def test_every_activation_of_the_exported_transformers_fuses(optimize_verified, tmp_path, name,
+                                                              marker, fused):
     source = FIXTURES / name
     layers = count(source, marker)
     assert layers == 2
-    report, model = optimize(saturate, source, tmp_path, "--fusions", fused)
+    report, model = optimize_verified(source, tmp_path, "--fusions", fused)
     assert report["fused_operators"] == {fused: layers}
     assert marker not in op_types(model)
 

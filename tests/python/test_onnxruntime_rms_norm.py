@@ -67,26 +67,17 @@ def rms_norm_model(spelling, axes=(-1,), opset=18, shape=SHAPE):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def optimize(saturate, model_path, tmp_path, *extra):
-    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
-    result = saturate("optimize", model_path, "-o", out, "--verify", "--cost", "analytic",
-                      "--json", report_path, *extra, timeout=600)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(report_path.read_text())
-    assert report["verified"] is True and report["verify_runtime"] == "onnxruntime"
-    return report, onnx.load(str(out))
-
-
 def op_types(model):
     return [node.op_type for node in model.graph.node]
 
 
 @pytest.mark.parametrize("spelling,opset", [("dynamo", 18), ("torchscript", 17), ("pow", 18),
                                             ("square_by_mul", 17), ("div", 18)])
-def test_every_spelling_fuses_in_the_egraph_and_verifies(saturate, tmp_path, spelling, opset):
+def test_every_spelling_fuses_in_the_egraph_and_verifies(optimize_verified, tmp_path, spelling,
+                                                         opset):
     source = tmp_path / "rms.onnx"
     onnx.save(rms_norm_model(spelling, opset=opset), str(source))
-    report, model = optimize(saturate, source, tmp_path)
+    report, model = optimize_verified(source, tmp_path)
     assert report["fused_operators"] == {"rms_norm": 1}
     fused = [n for n in model.graph.node if n.op_type == "SimplifiedLayerNormalization"]
     assert len(fused) == 1 and fused[0].domain == ""  # ONNX Runtime declares it there
@@ -104,13 +95,13 @@ onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)
 """
 
 
-def test_the_output_passes_the_checker_once_onnxruntime_schemas_are_registered(saturate,
+def test_the_output_passes_the_checker_once_onnxruntime_schemas_are_registered(optimize_verified,
                                                                               tmp_path):
     """onnx.checker does not know ONNX Runtime's default-domain RMSNorm until it is told (each
     check in a fresh process: registration lasts for the process)."""
     source = tmp_path / "rms.onnx"
     onnx.save(rms_norm_model("dynamo"), str(source))
-    optimize(saturate, source, tmp_path)
+    optimize_verified(source, tmp_path)
     out = str(tmp_path / "out.onnx")
     import saturate
 
@@ -125,46 +116,46 @@ def test_the_output_passes_the_checker_once_onnxruntime_schemas_are_registered(s
 
 
 @pytest.mark.parametrize("shape", [[6, 16], [1, 3, 4, 32], [64]])
-def test_other_ranks_fuse_and_verify(saturate, tmp_path, shape):
+def test_other_ranks_fuse_and_verify(optimize_verified, tmp_path, shape):
     source = tmp_path / "rms.onnx"
     onnx.save(rms_norm_model("dynamo", shape=shape), str(source))
-    report, model = optimize(saturate, source, tmp_path)
+    report, model = optimize_verified(source, tmp_path)
     assert report["fused_operators"] == {"rms_norm": 1}
     assert op_types(model).count("SimplifiedLayerNormalization") == 1
 
 
 @pytest.mark.parametrize("axes", [(1,), (-2,)])
-def test_a_mean_over_another_axis_does_not_fuse(saturate, tmp_path, axes):
+def test_a_mean_over_another_axis_does_not_fuse(optimize_verified, tmp_path, axes):
     """mean(x^2) over the sequence axis is not an RMSNorm over the features."""
     source = tmp_path / "rms.onnx"
     onnx.save(rms_norm_model("dynamo", axes=axes), str(source))
-    report, model = optimize(saturate, source, tmp_path)
+    report, model = optimize_verified(source, tmp_path)
     assert report["fused_operators"] == {}
     assert "SimplifiedLayerNormalization" not in op_types(model)
 
 
-def test_the_last_axis_written_as_a_positive_number_fuses(saturate, tmp_path):
+def test_the_last_axis_written_as_a_positive_number_fuses(optimize_verified, tmp_path):
     source = tmp_path / "rms.onnx"
     onnx.save(rms_norm_model("dynamo", axes=(2,)), str(source))
-    report, _ = optimize(saturate, source, tmp_path)
+    report, _ = optimize_verified(source, tmp_path)
     assert report["fused_operators"] == {"rms_norm": 1}
 
 
-def test_target_onnx_keeps_the_unfused_norm(saturate, tmp_path):
+def test_target_onnx_keeps_the_unfused_norm(optimize_verified, tmp_path):
     source = tmp_path / "rms.onnx"
     onnx.save(rms_norm_model("dynamo"), str(source))
-    report, model = optimize(saturate, source, tmp_path, "--target", "onnx")
+    report, model = optimize_verified(source, tmp_path, "--target", "onnx")
     assert report["fused_operators"] == {}
     assert "SimplifiedLayerNormalization" not in op_types(model)
 
 
 @pytest.mark.parametrize("name", ["llama.torchscript.onnx", "llama.dynamo.onnx"])
-def test_every_norm_of_the_exported_decoder_fuses(saturate, tmp_path, name):
+def test_every_norm_of_the_exported_decoder_fuses(optimize_verified, tmp_path, name):
     """The Llama-style decoder: two norms per layer and the final one, both exporters."""
     source = FIXTURES / name
     norms = sum(node.op_type == "ReduceMean" for node in onnx.load(str(source)).graph.node)
     assert norms == 5
-    report, model = optimize(saturate, source, tmp_path)
+    report, model = optimize_verified(source, tmp_path)
     assert report["fused_operators"]["rms_norm"] == norms
     assert op_types(model).count("SimplifiedLayerNormalization") == norms
     assert "ReduceMean" not in op_types(model)
@@ -204,9 +195,9 @@ def test_pm_apply_fuses_greedily_and_computes_the_same(saturate, onnxruntime_lib
     ("none", {}),
     ("rms_norm,multi_head_attention", {"multi_head_attention": 2, "rms_norm": 5}),
 ])
-def test_fusions_selects_the_kernels(saturate, tmp_path, fusions, expected):
+def test_fusions_selects_the_kernels(optimize_verified, tmp_path, fusions, expected):
     """--fusions turns single fusions on and off (to measure each alone, or to avoid one)."""
-    report, model = optimize(saturate, FIXTURES / "llama.dynamo.onnx", tmp_path,
+    report, model = optimize_verified(FIXTURES / "llama.dynamo.onnx", tmp_path,
                              "--fusions", fusions)
     assert report["fused_operators"] == expected
     assert report["fusions"] == fusions.split(",")
@@ -243,12 +234,12 @@ def test_a_cast_to_the_same_type_imports_as_the_identity(saturate, tmp_path):
     assert histogram == {"relu": 1, "opaque": 1}  # the cast to double
 
 
-def test_the_fused_model_imports_its_norms_back(saturate, tmp_path):
+def test_the_fused_model_imports_its_norms_back(saturate, optimize_verified, tmp_path):
     """SimplifiedLayerNormalization reads back as rms_norm (not an opaque node), so an optimized
     model can be optimized, shown and interpreted again."""
     source = tmp_path / "rms.onnx"
     onnx.save(rms_norm_model("dynamo"), str(source))
-    optimize(saturate, source, tmp_path)
+    optimize_verified(source, tmp_path)
     shown = saturate("show", tmp_path / "out.onnx", "--json")
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["op_histogram"] == {"rms_norm": 1, "tanh": 1}
