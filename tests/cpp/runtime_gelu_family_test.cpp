@@ -17,28 +17,15 @@
 using namespace saturate::ir;
 using namespace saturate::runtime;
 
+using saturate::runtime::testing_support::expect_close;
 using saturate::runtime::testing_support::expect_values;
+using saturate::runtime::testing_support::random_tensor;
 using saturate::runtime::testing_support::run_y;
 
 namespace {
 
 double erf_gelu(double x) {
   return 0.5 * x * (1 + std::erf(x / std::numbers::sqrt2));
-}
-
-Tensor random_tensor(const Dims& dims, std::mt19937& engine) {
-  std::normal_distribution<double> normal(0.0, 2.0);
-  Tensor t(dims);
-  for (double& v : t.data) v = normal(engine);
-  return t;
-}
-
-void expect_close(const Tensor& actual, const Tensor& expected, const Dims& dims) {
-  ASSERT_EQ(actual.dims, expected.dims);
-  for (size_t i = 0; i < actual.data.size(); ++i) {
-    EXPECT_NEAR(actual.data[i], expected.data[i], 1e-12 * (1 + std::abs(expected.data[i])))
-        << to_string(dims) << " element " << i;
-  }
 }
 
 const std::vector<Dims> kShapes{Dims{7}, Dims{3, 8}, Dims{2, 5, 16}, Dims{1, 3, 2, 6}};
@@ -55,7 +42,7 @@ void expect_same_as_unfused(const std::function<ValueRef(GraphBuilder&, ValueRef
     b.output("y", unfused(b, b.input("x", dims)));
     TensorMap feeds = {{"x", random_tensor(dims, engine)},
                        {"bias", random_tensor({dims.back()}, engine)}};
-    expect_close(run_y(a.graph(), feeds), run_y(b.graph(), feeds), dims);
+    expect_close(run_y(a.graph(), feeds), run_y(b.graph(), feeds));
   }
 }
 

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
 #include <vector>
 
 #include "ir/graph.h"
@@ -21,6 +23,24 @@ inline void expect_values(const Tensor& t, const ir::Dims& dims,
                           const std::vector<double>& values) {
   EXPECT_EQ(t.dims, dims);
   EXPECT_THAT(t.data, ::testing::Pointwise(::testing::DoubleNear(1e-12), values));
+}
+
+// Normally distributed values (standard deviation 2) for comparing two graphs on random inputs.
+inline Tensor random_tensor(const ir::Dims& dims, std::mt19937& engine) {
+  std::normal_distribution<double> normal(0.0, 2.0);
+  Tensor t(dims);
+  for (double& v : t.data) v = normal(engine);
+  return t;
+}
+
+// A fused operator against the operators it replaces: same shape, each value within 1e-12
+// relative (float64 runs of two exact formulas differ only by rounding).
+inline void expect_close(const Tensor& actual, const Tensor& expected) {
+  ASSERT_EQ(actual.dims, expected.dims);
+  for (size_t i = 0; i < actual.data.size(); ++i) {
+    EXPECT_NEAR(actual.data[i], expected.data[i], 1e-12 * (1 + std::abs(expected.data[i])))
+        << ir::to_string(actual.dims) << " element " << i;
+  }
 }
 
 }  // namespace saturate::runtime::testing_support
