@@ -71,8 +71,8 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from real_exports import error_text, host_info, timed  # noqa: E402 (bench/ is on the path)
-from saturate import ort_timer  # noqa: E402
+from real_exports import (error_text, host_info, session, summary,  # noqa: E402 (bench/ on the path)
+                          timed)
 from saturate.onnx_check import _graphs  # noqa: E402
 
 PEERS = ["onnxsim", "onnxslim", "onnxoptimizer", "ort_transformers"]
@@ -236,22 +236,6 @@ def op_counts(path):
             "opsets": {o.domain or "ai.onnx": o.version for o in model.opset_import}}
 
 
-def session(path, threads, optimized_path=None):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    so.log_severity_level = 3
-    # The sessions are timed in turn: idle pools must not spin on the cores of the one timed.
-    ort_timer.no_spinning(so)
-    if optimized_path is not None:
-        so.optimized_model_filepath = str(optimized_path)
-    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-
-
 def session_ops(path, scratch):
     """op_counts of the graph ONNX Runtime runs (ORT_ENABLE_ALL, 1 thread)."""
     try:
@@ -261,13 +245,6 @@ def session_ops(path, scratch):
         for p in (scratch, pathlib.Path(str(scratch) + ".data")):
             if p.exists():
                 p.unlink()
-
-
-def summary(samples):
-    a = np.asarray(samples)
-    return {"median_ms": float(np.median(a)), "p10_ms": float(np.percentile(a, 10)),
-            "p90_ms": float(np.percentile(a, 90)), "min_ms": float(a.min()),
-            "max_ms": float(a.max()), "n": int(a.size)}
 
 
 def verify(original, written, seed, trials):

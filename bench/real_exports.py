@@ -175,7 +175,9 @@ def optimize(args, path, threads, run_dir):
 # ONNX Runtime, side by side
 # --------------------------------------------------------------------------
 
-def session(path, threads):
+def session(path, threads, optimized_path=None):
+    """A CPU session as deployed (ORT_ENABLE_ALL, sequential); `optimized_path` saves the graph
+    ONNX Runtime runs after its own session-time rewrites."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
@@ -186,6 +188,8 @@ def session(path, threads):
     so.log_severity_level = 3
     # The sessions are timed in turn: idle pools must not spin on the cores of the one timed.
     ort_timer.no_spinning(so)
+    if optimized_path is not None:
+        so.optimized_model_filepath = str(optimized_path)
     return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
 
