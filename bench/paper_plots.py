@@ -10,7 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from paper import LABELS, PAPER_T1, View, best_over_k  # noqa: E402
+from paper_published import LABELS, PAPER_T1  # noqa: E402
+from paper_report import View, best_over_k  # noqa: E402
 
 SAT_COLOR, TASO_COLOR, BEST_COLOR = "#1f77b4", "#ff7f0e", "#2ca02c"
 

@@ -38,7 +38,8 @@ sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "bench"))
 
 from optimize_path import optimize_once  # noqa: E402
-from paper import LABELS, PAPER_MODELS, machine  # noqa: E402
+from paper_published import LABELS, PAPER_MODELS  # noqa: E402
+from paper_runner import machine  # noqa: E402
 from saturate import onnx_check  # noqa: E402
 from saturate.ort_latency import compare_latency  # noqa: E402
 
