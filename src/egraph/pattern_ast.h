@@ -30,7 +30,9 @@ struct PatternNode {
 template <Operator Op>
 class PatternAst {
  public:
-  static PatternAst parse(std::string_view text) { return from_sexpr(parse_sexpr(text)); }
+  static PatternAst parse(std::string_view text) {
+    return from_sexpr(parse_application_text(text));
+  }
   // Atoms that start with '?' are variables; other atoms are labels with no children (ground
   // leaves such as a literal or an attribute constant), matched as nodes.
   static PatternAst from_sexpr(const SExpr& expression) {
@@ -65,7 +67,7 @@ class PatternAst {
   std::string to_string(EClassId index) const {
     const PatternNode<Op>& entry = entries_[index.index()];
     if (entry.is_var()) return std::string(entry.var->name());
-    std::string text = quote_atom(entry.node.op.to_string());
+    std::string text = quote_label(entry.node.op.to_string());
     if (entry.node.is_leaf()) return text;
     text = "(" + text;
     for (EClassId child : entry.node.children) text += " " + to_string(child);
@@ -76,19 +78,20 @@ class PatternAst {
   EClassId last() const { return EClassId(entries_.size() - 1); }
 
   EClassId add_sexpr(const SExpr& expression) {
-    if (is_variable_name(expression.atom)) {
-      if (expression.is_list) {
-        throw ParseError(expression.location, "'" + expression.atom +
+    const Application app = application(expression);
+    if (is_variable_name(app.op)) {
+      if (app.is_list) {
+        throw ParseError(expression.location, "'" + std::string(app.op) +
                                                   "' cannot be an operator: variables stand "
                                                   "for e-classes, not labels");
       }
-      return add_var(Var(expression.atom));
+      return add_var(Var(app.op));
     }
     ChildList children;
-    for (const SExpr& item : expression.items) children.push_back(add_sexpr(item));
-    std::optional<Op> op = Op::parse(expression.atom, children.size());
+    for (const SExpr& item : app.args) children.push_back(add_sexpr(item));
+    std::optional<Op> op = Op::parse(app.op, children.size());
     if (!op) {
-      throw ParseError(expression.location, "unknown operator '" + expression.atom + "' with " +
+      throw ParseError(expression.location, "unknown operator '" + std::string(app.op) + "' with " +
                                                 std::to_string(children.size()) + " children");
     }
     return add_node(std::move(*op), std::move(children));

@@ -1,29 +1,27 @@
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "support/error.h"
+#include "support/sexpr.h"
 
 namespace saturate::egraph {
 
-// The S-expression reader behind Pattern::parse and Term::parse. It knows nothing about
-// operators: an expression is an atom or a parenthesized list whose head is an atom. Atoms are
-// runs of characters other than whitespace, parentheses, '"' and ';', or double-quoted strings
-// (with \" and \\ escapes) for labels that contain spaces. ';' comments to the end of the line.
-struct SExpr {
-  std::string atom;          // the atom's text, or the head of a list
-  bool is_list = false;      // "(f)" is a list with no arguments, "f" an atom
-  std::vector<SExpr> items;  // a list's arguments (the head is `atom`)
-  SourceLocation location;
+// The e-graph's generic patterns and terms, read by the one S-expression reader
+// (support/sexpr.h) with brackets as atom characters: an expression is an operator atom, or a
+// parenthesized list headed by one, "(f ?x)". It knows nothing about operators.
+struct Application {
+  std::string_view op;          // the atom's text, or the head of a list
+  std::span<const SExpr> args;  // a list's arguments (empty for an atom)
+  bool is_list = false;         // "(f)" is a list with no arguments, "f" an atom
 };
 
 // Exactly one expression; throws saturate::ParseError (with line and column) otherwise.
-SExpr parse_sexpr(std::string_view text, const std::string& file = "");
-std::vector<SExpr> parse_sexprs(std::string_view text, const std::string& file = "");
-
-// An atom as it must be written back: bare when possible, else quoted.
-std::string quote_atom(std::string_view text);
+SExpr parse_application_text(std::string_view text);
+// The expression as an application; throws ParseError for a list without an operator head.
+Application application(const SExpr& expression);
+// An operator's label as it must be written back: bare when possible, else quoted.
+std::string quote_label(std::string_view text);
 
 }  // namespace saturate::egraph

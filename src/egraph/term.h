@@ -23,7 +23,7 @@ class Term {
 
   // Reads a term; labels go through Op::parse(text, arity). Throws saturate::ParseError on
   // syntax errors, unknown operators and pattern variables.
-  static Term parse(std::string_view text) { return from_sexpr(parse_sexpr(text)); }
+  static Term parse(std::string_view text) { return from_sexpr(parse_application_text(text)); }
   static Term from_sexpr(const SExpr& expression) {
     Term term;
     term.add_sexpr(expression);
@@ -51,7 +51,7 @@ class Term {
   std::string to_string() const { return empty() ? std::string() : to_string(root()); }
   std::string to_string(EClassId index) const {
     const Node& node = nodes_[index.index()];
-    std::string text = quote_atom(node.op.to_string());
+    std::string text = quote_label(node.op.to_string());
     if (node.is_leaf()) return text;
     text = "(" + text;
     for (EClassId child : node.children) text += " " + to_string(child);
@@ -62,15 +62,16 @@ class Term {
 
  private:
   EClassId add_sexpr(const SExpr& expression) {
-    if (!expression.is_list && is_variable_name(expression.atom)) {
+    const Application app = application(expression);
+    if (!app.is_list && is_variable_name(app.op)) {
       throw ParseError(expression.location, "a term cannot contain the pattern variable '" +
-                                                expression.atom + "'; use a Pattern");
+                                                std::string(app.op) + "'; use a Pattern");
     }
     ChildList children;
-    for (const SExpr& item : expression.items) children.push_back(add_sexpr(item));
-    std::optional<Op> op = Op::parse(expression.atom, children.size());
+    for (const SExpr& item : app.args) children.push_back(add_sexpr(item));
+    std::optional<Op> op = Op::parse(app.op, children.size());
     if (!op) {
-      throw ParseError(expression.location, "unknown operator '" + expression.atom + "' with " +
+      throw ParseError(expression.location, "unknown operator '" + std::string(app.op) + "' with " +
                                                 std::to_string(children.size()) + " children");
     }
     return add(Node(std::move(*op), std::move(children)));

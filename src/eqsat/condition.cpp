@@ -5,29 +5,29 @@
 namespace saturate::eqsat {
 namespace {
 
-[[noreturn]] void fail(const ir::SExpr& where, const std::string& message) {
+[[noreturn]] void fail(const SExpr& where, const std::string& message) {
   throw ParseError(where.location, message);
 }
 
-std::string variable_name(const ir::SExpr& expr) {
-  if (expr.kind != ir::SExpr::Kind::Symbol || expr.text.size() < 2 || expr.text[0] != '?') {
+std::string variable_name(const SExpr& expr) {
+  if (expr.kind != SExpr::Kind::Symbol || expr.text.size() < 2 || expr.text[0] != '?') {
     fail(expr, "expected a variable ?name, got " + expr.describe());
   }
   return expr.text.substr(1);
 }
 
-IntExpression parse_expression(const ir::SExpr& expr) {
-  if (expr.kind == ir::SExpr::Kind::Symbol) {
+IntExpression parse_expression(const SExpr& expr) {
+  if (expr.kind == SExpr::Kind::Symbol) {
     if (!expr.text.empty() && expr.text[0] == '?') {
       return {IntExpression::Kind::Attribute, 0, variable_name(expr), {}};
     }
     if (auto value = parse_int(expr.text)) return {IntExpression::Kind::Literal, *value, "", {}};
   }
-  if (expr.kind == ir::SExpr::Kind::List && !expr.items.empty()) {
+  if (expr.kind == SExpr::Kind::List && !expr.items.empty()) {
     const auto& head = expr.items[0];
     if (head.is_symbol("dim") && expr.items.size() == 3) {
       auto axis = parse_int(expr.items[2].text);
-      if (!axis || expr.items[2].kind != ir::SExpr::Kind::Symbol) {
+      if (!axis || expr.items[2].kind != SExpr::Kind::Symbol) {
         fail(expr.items[2], "expected an axis number");
       }
       return {IntExpression::Kind::Dim, *axis, variable_name(expr.items[1]), {}};
@@ -110,9 +110,9 @@ constexpr std::pair<const char*, Condition::Compare> kComparisons[] = {
 
 }  // namespace
 
-Condition parse_condition(const ir::SExpr& expr) {
-  if (expr.kind == ir::SExpr::Kind::List && expr.items.size() == 3 &&
-      expr.items[0].kind == ir::SExpr::Kind::Symbol) {
+Condition parse_condition(const SExpr& expr) {
+  if (expr.kind == SExpr::Kind::List && expr.items.size() == 3 &&
+      expr.items[0].kind == SExpr::Kind::Symbol) {
     for (const auto& [name, compare] : kComparisons) {
       if (expr.items[0].text == name) {
         return {compare, parse_expression(expr.items[1]), parse_expression(expr.items[2]),

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/sexpr.h"
 #include "support/error.h"
+#include "support/sexpr.h"
 
 namespace saturate::eqsat {
 
@@ -42,7 +42,7 @@ struct ConditionContext {
   std::function<std::optional<int64_t>(const std::string&)> attribute_of;
 };
 
-Condition parse_condition(const ir::SExpr& expr);
+Condition parse_condition(const SExpr& expr);
 // False when a needed value is unknown or an axis is out of range.
 bool holds(const Condition& condition, const ConditionContext& context);
 // The variables a condition reads (to check they are bound by the left-hand side).

@@ -13,13 +13,13 @@ namespace {
 
 // One line's expressions, with the line's location.
 struct Line {
-  std::vector<ir::SExpr> items;
+  std::vector<SExpr> items;
   SourceLocation location;
 };
 
-std::vector<Line> group_by_line(const std::vector<ir::SExpr>& forms) {
+std::vector<Line> group_by_line(const std::vector<SExpr>& forms) {
   std::vector<Line> lines;
-  for (const ir::SExpr& form : forms) {
+  for (const SExpr& form : forms) {
     if (lines.empty() || lines.back().location.line != form.location.line) {
       lines.push_back({{}, form.location});
     }
@@ -93,7 +93,7 @@ ParsedLine parse_line(const Line& line) {
     parsed.continuation = true;
     ++i;
   }
-  if (i < items.size() && items[i].kind == ir::SExpr::Kind::Symbol && items[i].text.size() > 1 &&
+  if (i < items.size() && items[i].kind == SExpr::Kind::Symbol && items[i].text.size() > 1 &&
       items[i].text.back() == ':') {
     parsed.name = items[i].text.substr(0, items[i].text.size() - 1);
     ++i;
@@ -109,8 +109,8 @@ ParsedLine parse_line(const Line& line) {
   // A bare variable may replace (x => ?x), but never be searched for, so not with <=>.
   parsed.rhs = parsed.both_directions ? parse_term(items[i + 2]) : parse_replacement(items[i + 2]);
   for (size_t k = i + 4; k < items.size(); ++k) {
-    const ir::SExpr& item = items[k];
-    if (item.kind == ir::SExpr::Kind::List && item.items.size() == 1 &&
+    const SExpr& item = items[k];
+    if (item.kind == SExpr::Kind::List && item.items.size() == 1 &&
         item.items[0].is_symbol("unordered")) {
       parsed.unordered = true;
       continue;
@@ -133,7 +133,7 @@ void RuleSet::append(RuleSet other) {
 }
 
 RuleSet parse_rules(std::string_view text, const std::string& file, RuleFileFormat format) {
-  std::vector<Line> lines = group_by_line(ir::parse_sexprs(text, file));
+  std::vector<Line> lines = group_by_line(parse_sexprs(text, file));
   std::vector<ParsedLine> parsed;
   for (const Line& line : lines) parsed.push_back(parse_line(line));
 

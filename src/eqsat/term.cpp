@@ -7,19 +7,19 @@
 namespace saturate::eqsat {
 namespace {
 
-[[noreturn]] void fail(const ir::SExpr& where, const std::string& message) {
+[[noreturn]] void fail(const SExpr& where, const std::string& message) {
   throw ParseError(where.location, message);
 }
 
-bool is_variable_atom(const ir::SExpr& expr) {
-  return expr.kind == ir::SExpr::Kind::Symbol && expr.text.size() > 1 && expr.text[0] == '?';
+bool is_variable_atom(const SExpr& expr) {
+  return expr.kind == SExpr::Kind::Symbol && expr.text.size() > 1 && expr.text[0] == '?';
 }
 
-Term parse_slot(const ir::SExpr& expr, const Slot& slot);
+Term parse_slot(const SExpr& expr, const Slot& slot);
 
-Term parse_apply(const ir::SExpr& expr) {
-  if (expr.kind != ir::SExpr::Kind::List || expr.items.empty() ||
-      expr.items[0].kind != ir::SExpr::Kind::Symbol) {
+Term parse_apply(const SExpr& expr) {
+  if (expr.kind != SExpr::Kind::List || expr.items.empty() ||
+      expr.items[0].kind != SExpr::Kind::Symbol) {
     fail(expr, "expected an operator application (OP ARGS...), got " + expr.describe());
   }
   const LanguageOp* op = find_language_op(expr.items[0].text);
@@ -42,7 +42,7 @@ Term parse_apply(const ir::SExpr& expr) {
   return term;
 }
 
-Term parse_slot(const ir::SExpr& expr, const Slot& slot) {
+Term parse_slot(const SExpr& expr, const Slot& slot) {
   if (is_variable_atom(expr)) {
     Term term{slot.kind == SlotKind::Attribute ? Term::Kind::AttributeVariable
                                                : Term::Kind::TensorVariable,
@@ -95,7 +95,7 @@ void collect_variables(const Term& term, std::vector<const Term*>& out) {
 
 }  // namespace
 
-Term parse_term(const ir::SExpr& expr) {
+Term parse_term(const SExpr& expr) {
   Term term = parse_apply(expr);
   if (term.op->kind == LanguageOpKind::Split) {
     fail(expr, "a rule side must be a tensor: take a part of the split with split_0 or split_1");
@@ -103,7 +103,7 @@ Term parse_term(const ir::SExpr& expr) {
   return term;
 }
 
-Term parse_replacement(const ir::SExpr& expr) {
+Term parse_replacement(const SExpr& expr) {
   if (is_variable_atom(expr)) {
     return Term{Term::Kind::TensorVariable, nullptr, expr.text.substr(1), {},
                 ir::AttrKind::Int,          {},      expr.location};

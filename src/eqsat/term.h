@@ -5,8 +5,8 @@
 
 #include "eqsat/language.h"
 #include "ir/attribute.h"
-#include "ir/sexpr.h"
 #include "support/error.h"
+#include "support/sexpr.h"
 
 namespace saturate::eqsat {
 
@@ -32,9 +32,9 @@ struct Term {
 
 // Reads a term, checking operator names, slot counts, attribute literals and that tensors and
 // attributes are not mixed up. The root must be an operator application. Throws ParseError.
-Term parse_term(const ir::SExpr& expr);
+Term parse_term(const SExpr& expr);
 // A right-hand side: a term as above, or a bare tensor variable (x => ?x).
-Term parse_replacement(const ir::SExpr& expr);
+Term parse_replacement(const SExpr& expr);
 
 // Variables in first-occurrence order (each once).
 std::vector<const Term*> variables_of(const Term& term);

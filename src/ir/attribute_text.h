@@ -4,7 +4,7 @@
 
 #include "ir/attribute.h"
 #include "ir/op_registry.h"
-#include "ir/sexpr.h"
+#include "support/sexpr.h"
 
 namespace saturate::ir {
 

@@ -2,7 +2,7 @@
 
 #include "ir/attribute_text.h"
 #include "ir/op_registry.h"
-#include "ir/sexpr.h"
+#include "support/sexpr.h"
 #include "support/strings.h"
 
 namespace saturate::ir {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "egraph/egraph.h"
+#include "egraph/pattern_ast.h"
 #include "egraph/symbol.h"
 #include "egraph/term.h"
 #include "support/error.h"
@@ -34,6 +35,20 @@ TEST(Term, ParseErrorsCarryLineAndColumn) {
     EXPECT_EQ(error.location().line, 2);
     EXPECT_EQ(error.location().column, 7);
   }
+}
+
+// Terms and patterns go through the one S-expression reader with brackets as label characters
+// (an attribute written "[2,3]"); a list must be headed by an operator.
+TEST(Term, BracketsBelongToLabelsAndListsNeedAnOperator) {
+  Term<Symbol> term = Term<Symbol>::parse("(reshape[2,3] x [1])");
+  EXPECT_EQ(term.to_string(), "(reshape[2,3] x [1])");
+  EXPECT_EQ(term.size(), 3u);
+  for (const char* text : {"()", "((f) x)", "(\"quoted head\" x"}) {
+    EXPECT_THROW(Term<Symbol>::parse(text), ParseError) << text;
+  }
+  EXPECT_EQ(Term<Symbol>::parse("(\"quoted head\" x)").to_string(), "(\"quoted head\" x)");
+  EXPECT_THROW(PatternAst<Symbol>::parse("(?f x)"), ParseError);  // variables are not operators
+  EXPECT_EQ(PatternAst<Symbol>::parse("(g[0] ?x)").to_string(), "(g[0] ?x)");
 }
 
 TEST(EGraph, HashConsingDeduplicates) {

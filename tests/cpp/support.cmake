@@ -1,2 +1,3 @@
 saturate_test(support_child_process_test saturate_support)
 saturate_test(support_cpu_cores_test saturate_support)
+saturate_test(support_sexpr_test saturate_support)
