@@ -1,10 +1,12 @@
 """Times one-operator ONNX models in ONNX Runtime: the back end of ``--cost onnxruntime``.
 
-The C++ measured cost model writes every configuration it has not measured yet as a one-node
-ONNX model and runs ``python3 -m saturate.ort_timer REQUEST.json`` once for the whole batch, so
-the interpreter start and ORT's initialization are paid once. The request is
-``{"models": [paths], "warmup": 2, "repeats": 7, "threads": 1, "min_run_ms": 0.2}``; the answer,
-printed as one JSON object, is ``{"fingerprint": "...", "times_ms": [...]}``, the median
+The C++ measured cost model exports every configuration it has not measured yet as a one-node
+ONNX model and sends the batch to the run's one ``python3 -m saturate.ort_timer --serve`` (below),
+so the interpreter start and ORT's initialization are paid once. The request is
+``{"models": [MODEL, ...], "warmup": 2, "repeats": 7, "threads": 1, "min_run_ms": 0.2}``, each
+MODEL a path or ``{"attachment": i}``, the bytes sent after the request line
+(``line_server.py``); ``python3 -m saturate.ort_timer REQUEST.json`` answers one request with
+paths from a shell. The answer, one JSON object, is ``{"fingerprint": "...", "times_ms": [...]}``, the median
 milliseconds of one run of each model in order, less the cost of calling an empty model (which a
 whole model pays once, not once per operator). A model ORT cannot load or run is an error
 (exit 2): a measured cost is never made up.
@@ -53,9 +55,6 @@ def call_overhead_ms(threads: int, warmup: int, repeats: int) -> float:
     Python call, input binding, ORT's dispatch. Inside a whole model this is paid once, not once
     per operator, so it is subtracted from every operator's time."""
     if threads not in _overhead_ms:
-        import tempfile
-
-        import onnx
         from onnx import TensorProto, helper
 
         graph = helper.make_graph(
@@ -64,15 +63,12 @@ def call_overhead_ms(threads: int, warmup: int, repeats: int) -> float:
             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
         model.ir_version = 8
-        with tempfile.TemporaryDirectory() as directory:
-            path = os.path.join(directory, "overhead.onnx")
-            onnx.save(model, path)
-            _overhead_ms[threads] = time_model(path, warmup, max(repeats, 9), threads, 1.0,
-                                               subtract_overhead=False)
+        _overhead_ms[threads] = time_model(model.SerializeToString(), warmup, max(repeats, 9),
+                                           threads, 1.0, subtract_overhead=False)
     return _overhead_ms[threads]
 
 
-def make_session(path: str, threads: int):
+def make_session(model, threads: int):
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -80,7 +76,7 @@ def make_session(path: str, threads: int):
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     flush_denormals(options)
-    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def flush_denormals(options) -> None:
@@ -110,12 +106,12 @@ def feeds_for(session, rng) -> dict[str, np.ndarray]:
 MIN_OPERATOR_MS = 1e-3
 
 
-def time_model(path: str, warmup: int, repeats: int, threads: int, min_run_ms: float,
+def time_model(model, warmup: int, repeats: int, threads: int, min_run_ms: float,
                subtract_overhead: bool = True) -> float:
     """Median milliseconds per run, less the call overhead (call_overhead_ms). Each sample runs
     the model enough times to last about min_run_ms, so that very small operators are not timed
-    at the clock's resolution."""
-    session = make_session(path, threads)
+    at the clock's resolution. ``model``: a path or the model's bytes."""
+    session = make_session(model, threads)
     feeds = feeds_for(session, np.random.default_rng(0))
     for _ in range(max(warmup, 1)):
         session.run(None, feeds)
@@ -135,13 +131,30 @@ def time_model(path: str, warmup: int, repeats: int, threads: int, min_run_ms: f
     return max(measured - call_overhead_ms(threads, warmup, repeats), MIN_OPERATOR_MS)
 
 
+def model_source(reference, request: dict):
+    """A model named in a request: a path (a string), or {"attachment": i}, the bytes of the
+    request's i-th attachment (line_server.py)."""
+    if isinstance(reference, str):
+        return reference
+    index = int(reference["attachment"])
+    attachments = request.get("attachments", [])
+    if not 0 <= index < len(attachments):
+        raise ValueError(f"malformed request: no attachment {index}")
+    return attachments[index]
+
+
+def model_name(reference, position: int) -> str:
+    return os.path.basename(reference) if isinstance(reference, str) else f"model {position}"
+
+
 def answer(request: dict) -> dict:
     """Runs one request; raises on a malformed request or a model ORT cannot run."""
     if "check" in request:  # the whole-model checks of `optimize` (ort_check.py)
         from saturate import ort_check
 
         check = request["check"]
-        return ort_check.run_checks(check["original"], check["optimized"],
+        return ort_check.run_checks(model_source(check["original"], request),
+                                    model_source(check["optimized"], request),
                                     int(check.get("latency_runs", 0)),
                                     int(check.get("threads", 1)), bool(check.get("verify")))
     threads = int(request.get("threads", 1))
@@ -151,11 +164,12 @@ def answer(request: dict) -> dict:
     repeats = int(request.get("repeats", 7))
     min_run_ms = float(request.get("min_run_ms", 0.2))
     times = []
-    for path in request["models"]:
+    for position, reference in enumerate(request["models"]):
+        model = model_source(reference, request)
         try:
-            times.append(time_model(path, warmup, repeats, threads, min_run_ms))
+            times.append(time_model(model, warmup, repeats, threads, min_run_ms))
         except Exception as error:  # name the model; ORT's exception types vary
-            raise RuntimeError(f"{os.path.basename(path)}: {error}") from error
+            raise RuntimeError(f"{model_name(reference, position)}: {error}") from error
     return {"fingerprint": fingerprint(threads), "times_ms": times}
 
 

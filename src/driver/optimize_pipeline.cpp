@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 
 #include "driver/deployment_target.h"
@@ -48,11 +47,14 @@ class OnnxruntimeConnection {
 };
 
 // The optimized ONNX model, exported once: in memory, or (when its weights go to external
-// data) to a file with its data beside it.
+// data) to a temporary file with its data beside it.
 struct ExportedModel {
-  std::string bytes;      // empty when written to `path` with external data
-  std::string path;       // where the checks read it
-  bool external = false;  // weights in path + ".data"
+  std::string bytes;  // empty when written to `path` with external data
+  std::string path;   // only with external data: weights in path + ".data"
+
+  onnx::ModelSource source() const {
+    return path.empty() ? onnx::ModelSource::in_memory(bytes) : onnx::ModelSource::file(path);
+  }
 };
 
 class Pipeline {
@@ -67,8 +69,8 @@ class Pipeline {
   void apply_defaults(const LoadedModel& loaded);
   std::unique_ptr<cost::CostModel> make_model();
   ExportedModel export_model(const ir::Graph& graph, const onnx::OnnxModel& source,
-                             const TemporaryDirectory& files, const std::string& name);
-  std::string original_path(const TemporaryDirectory& files) const;
+                             const std::string& name);
+  onnx::ModelSource original_source() const;
   bool writes_input_bytes(const onnx::OnnxModel& source) const;
   void check_onnx_model(SearchOutcome& outcome, PipelineResult& result);
   void write_outputs(const PipelineResult& result) const;
@@ -78,7 +80,7 @@ class Pipeline {
   OnnxruntimeConnection onnxruntime_;
   size_t onnx_exports_ = 0;
   std::optional<ExportedModel> exported_;
-  std::unique_ptr<TemporaryDirectory> check_files_;
+  std::unique_ptr<TemporaryDirectory> external_exports_;  // made only when one is needed
 };
 
 void Pipeline::check_files_before_work() const {
@@ -132,27 +134,28 @@ std::unique_ptr<cost::CostModel> Pipeline::make_model() {
 }
 
 ExportedModel Pipeline::export_model(const ir::Graph& graph, const onnx::OnnxModel& source,
-                                     const TemporaryDirectory& files, const std::string& name) {
+                                     const std::string& name) {
   ExportedModel exported;
-  exported.path = files.file(name);
   ++onnx_exports_;
   if (onnx::writes_external_data(graph, source,
                                  external_data_mode(options_.outputs.external_data))) {
     // Past what one protobuf holds (or asked for): streamed to a file, weights beside it.
+    if (!external_exports_) {
+      external_exports_ = std::make_unique<TemporaryDirectory>(
+          "saturate-check", "for models with external data checked in ONNX Runtime");
+    }
+    exported.path = external_exports_->file(name);
     onnx::write_onnx(graph, source, exported.path, onnx::ExternalData::On);
-    exported.external = true;
     return exported;
   }
-  exported.bytes = onnx::export_onnx(graph, source);
-  write_file_atomically(exported.path, exported.bytes);
+  exported.bytes = onnx::export_onnx(graph, source);  // checked, timed and written as it is
   return exported;
 }
 
-std::string Pipeline::original_path(const TemporaryDirectory& files) const {
-  if (input_.reads_a_file()) return input_.spec;
-  const std::string path = files.file("original.onnx");
-  if (!std::filesystem::exists(path)) write_file_atomically(path, *input_.onnx_bytes);
-  return path;
+onnx::ModelSource Pipeline::original_source() const {
+  // The input's own path when it has one, so that its external data resolves beside it.
+  if (input_.reads_a_file()) return onnx::ModelSource::file(input_.spec);
+  return onnx::ModelSource::in_memory(*input_.onnx_bytes);
 }
 
 bool Pipeline::writes_input_bytes(const onnx::OnnxModel& source) const {
@@ -163,13 +166,7 @@ bool Pipeline::writes_input_bytes(const onnx::OnnxModel& source) const {
 
 void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) {
   const onnx::OnnxModel& source = *result.onnx_source;
-  // The ONNX files the checks read: the original (the input's own path when it has one, so
-  // that its external data resolves beside it) and the optimized candidate.
-  check_files_ =
-      std::make_unique<TemporaryDirectory>("saturate-check", "for the ONNX Runtime checks");
-  if (!outcome.kept_original) {
-    exported_ = export_model(outcome.graph, source, *check_files_, "optimized.onnx");
-  }
+  if (!outcome.kept_original) exported_ = export_model(outcome.graph, source, "optimized.onnx");
   const bool time_it =
       exported_ && options_.cost.kind == "onnxruntime" && options_.latency_runs > 0;
   const bool verify_it = exported_ && options_.verify;
@@ -184,8 +181,7 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
       steps += " timing both models (" + std::to_string(request.latency_runs) + " runs each)";
     if (verify_it) steps += std::string(time_it ? "," : "") + " comparing their outputs";
     std::fprintf(stderr, "checking in ONNX Runtime:%s\n", steps.c_str());
-    answer =
-        onnxruntime_.get()->check_models(original_path(*check_files_), exported_->path, request);
+    answer = onnxruntime_.get()->check_models(original_source(), exported_->source(), request);
   }
   if (answer && answer->latency) {
     const onnx::LatencyComparison& latency = *answer->latency;
@@ -217,12 +213,12 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
     return;
   }
   // Its weights are in external data: the output is a re-export of the original, checked too.
-  exported_ = export_model(result.original, source, *check_files_, "original-export.onnx");
+  exported_ = export_model(result.original, source, "original-export.onnx");
   if (options_.verify) {
     onnx::ModelCheckRequest request;
     request.verify = true;
     const onnx::ModelCheckAnswer check =
-        onnxruntime_.get()->check_models(original_path(*check_files_), exported_->path, request);
+        onnxruntime_.get()->check_models(original_source(), exported_->source(), request);
     result.verified = record_onnxruntime_verification(*check.verification, result.report);
   }
   result.onnx_bytes = exported_->bytes;

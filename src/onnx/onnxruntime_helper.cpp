@@ -18,20 +18,30 @@ OnnxruntimeHelper::OnnxruntimeHelper(const std::string& python, const std::strin
 
 OnnxruntimeHelper::~OnnxruntimeHelper() = default;  // closing its input ends the helper
 
-nlohmann::json OnnxruntimeHelper::ask(const nlohmann::json& request, const std::string& what) {
-  return ask_json_helper(*process_, request, what);
+nlohmann::json ModelReferences::add(const ModelSource& model) {
+  if (!model.path.empty()) return model.path;
+  attachments_.push_back(model.bytes);
+  return {{"attachment", attachments_.size() - 1}};
 }
 
-ModelCheckAnswer OnnxruntimeHelper::check_models(const std::string& original_path,
-                                                 const std::string& optimized_path,
+nlohmann::json OnnxruntimeHelper::ask(const nlohmann::json& request, const std::string& what,
+                                      const std::vector<std::string_view>& attachments) {
+  return ask_json_helper(*process_, request, what, attachments);
+}
+
+ModelCheckAnswer OnnxruntimeHelper::check_models(const ModelSource& original,
+                                                 const ModelSource& optimized,
                                                  const ModelCheckRequest& request) {
+  ModelReferences models;
+  const nlohmann::json original_ref = models.add(original);
+  const nlohmann::json optimized_ref = models.add(optimized);
   const nlohmann::json answer = ask({{"check",
-                                      {{"original", original_path},
-                                       {"optimized", optimized_path},
+                                      {{"original", original_ref},
+                                       {"optimized", optimized_ref},
                                        {"latency_runs", request.latency_runs},
                                        {"threads", request.threads},
                                        {"verify", request.verify}}}},
-                                    "the ONNX Runtime check");
+                                    "the ONNX Runtime check", models.attachments());
   ModelCheckAnswer result;
   try {
     read_check_answer(answer, request, result);

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace saturate {
 class ChildProcess;
@@ -32,6 +34,27 @@ struct ModelCheckRequest {
   bool verify = false;
 };
 
+// A model the helper runs: its bytes, sent after the request (no file is written), or its path
+// when its weights live in external data files that must resolve beside it.
+struct ModelSource {
+  std::string_view bytes;  // used when `path` is empty; must outlive the request
+  std::string path;
+
+  static ModelSource in_memory(std::string_view bytes) { return ModelSource{bytes, ""}; }
+  static ModelSource file(std::string path) { return ModelSource{{}, std::move(path)}; }
+};
+
+// How a request names models: a path as a string, bytes as {"attachment": index} into the
+// attachments sent after it (python/saturate/line_server.py).
+class ModelReferences {
+ public:
+  nlohmann::json add(const ModelSource& model);
+  const std::vector<std::string_view>& attachments() const { return attachments_; }
+
+ private:
+  std::vector<std::string_view> attachments_;
+};
+
 struct ModelCheckAnswer {
   std::optional<LatencyComparison> latency;
   // saturate.onnx_check's CheckResult as JSON (ok, precision, max_abs_error, outputs, ...).
@@ -48,11 +71,12 @@ class OnnxruntimeHelper {
   OnnxruntimeHelper& operator=(const OnnxruntimeHelper&) = delete;
 
   // One request and its answer (an object); throws saturate::Error with the helper's message
-  // when it answers an error, naming `what`.
-  nlohmann::json ask(const nlohmann::json& request, const std::string& what);
+  // when it answers an error, naming `what`. `attachments` are the bytes the request refers to.
+  nlohmann::json ask(const nlohmann::json& request, const std::string& what,
+                     const std::vector<std::string_view>& attachments = {});
 
-  // Runs both models (paths; external data resolves beside them) as asked.
-  ModelCheckAnswer check_models(const std::string& original_path, const std::string& optimized_path,
+  // Runs both models as asked.
+  ModelCheckAnswer check_models(const ModelSource& original, const ModelSource& optimized,
                                 const ModelCheckRequest& request);
 
  private:

@@ -1,7 +1,6 @@
 #include "onnx/onnxruntime_op_timer.h"
 
 #include <cstdlib>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cost/one_node_graph.h"
@@ -11,7 +10,6 @@
 #include "support/error.h"
 #include "support/json_helper_client.h"
 #include "support/python_helper.h"
-#include "support/temporary_directory.h"
 
 namespace saturate::onnx {
 OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
@@ -25,8 +23,6 @@ OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
   } catch (const Error& error) {
     throw Error(std::string("--cost onnxruntime needs Python with onnxruntime: ") + error.what());
   }
-  work_dir_ =
-      std::make_unique<TemporaryDirectory>("saturate-ort", "for ONNX Runtime timing models");
 }
 
 OnnxruntimeOpTimer::~OnnxruntimeOpTimer() {
@@ -41,27 +37,28 @@ bool OnnxruntimeOpTimer::supports(const cost::OpConfig& config) const {
 
 std::vector<double> OnnxruntimeOpTimer::time_ms(const std::vector<cost::OwnedOpConfig>& configs) {
   if (configs.empty()) return {};
-  nlohmann::json paths = nlohmann::json::array();
+  // The one-operator models travel as bytes after the request: no files.
+  std::vector<std::string> models;
+  models.reserve(configs.size());
   for (const cost::OwnedOpConfig& config : configs) {
     const ir::Graph graph = cost::one_node_graph(config);
-    const std::string path = work_dir_->file("op" + std::to_string(models_written_++) + ".onnx");
-    write_onnx(graph, make_export_source(graph, random_weight_data(graph, options_.seed)), path);
-    paths.push_back(path);
+    models.push_back(
+        export_onnx(graph, make_export_source(graph, random_weight_data(graph, options_.seed))));
   }
-  const nlohmann::json answer = helper_->ask({{"models", paths},
+  ModelReferences references;
+  nlohmann::json refs = nlohmann::json::array();
+  for (const std::string& model : models)
+    refs.push_back(references.add(ModelSource::in_memory(model)));
+  const nlohmann::json answer = helper_->ask({{"models", refs},
                                               {"threads", options_.threads},
                                               {"warmup", options_.warmup},
                                               {"repeats", options_.repeats},
                                               {"min_run_ms", options_.min_run_ms}},
-                                             "onnxruntime timer");
+                                             "onnxruntime timer", references.attachments());
   std::vector<double> times = answer.at("times_ms").get<std::vector<double>>();
   if (times.size() != configs.size()) {
     throw Error("onnxruntime timer answered " + std::to_string(times.size()) + " times for " +
                 std::to_string(configs.size()) + " models");
-  }
-  for (const nlohmann::json& path : paths) {
-    std::error_code ignored;
-    std::filesystem::remove(path.get<std::string>(), ignored);
   }
   return times;
 }

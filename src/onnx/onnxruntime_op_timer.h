@@ -6,7 +6,6 @@
 
 #include "cost/op_timer.h"
 #include "onnx/onnxruntime_helper.h"
-#include "support/temporary_directory.h"
 
 namespace saturate::onnx {
 
@@ -25,8 +24,8 @@ struct OnnxruntimeTimerOptions {
 
 // Times operator configurations in ONNX Runtime (CPU execution provider), so that a model is
 // optimized for the runtime it is deployed on: each configuration is exported as a one-node
-// ONNX model (its parameters as initializers, as in a real model) and timed by the long-lived
-// helper process of onnxruntime_helper.h.
+// ONNX model (its parameters as initializers, as in a real model), sent as bytes to the
+// long-lived helper process of onnxruntime_helper.h and timed there.
 class OnnxruntimeOpTimer : public cost::OpTimer {
  public:
   // Starts the helper and asks for its fingerprint. Throws saturate::Error when Python or
@@ -46,8 +45,6 @@ class OnnxruntimeOpTimer : public cost::OpTimer {
   OnnxruntimeTimerOptions options_;
   std::shared_ptr<OnnxruntimeHelper> helper_;
   std::string fingerprint_;
-  std::unique_ptr<TemporaryDirectory> work_dir_;  // the one-operator models
-  size_t models_written_ = 0;
 };
 
 }  // namespace saturate::onnx

@@ -17,7 +17,7 @@
 namespace saturate {
 namespace {
 
-void write_all(int fd, const std::string& text) {
+void write_all(int fd, std::string_view text) {
   size_t written = 0;
   while (written < text.size()) {
     ssize_t n = ::write(fd, text.data() + written, text.size() - written);
@@ -185,7 +185,8 @@ std::string ChildProcess::error_output() const {
   return last == std::string::npos ? all : all.substr(last + 1);
 }
 
-std::string ChildProcess::request(const std::string& line) {
+std::string ChildProcess::request(const std::string& line,
+                                  const std::vector<std::string_view>& attachments) {
   auto failure = [&](const std::string& what) {
     stop();
     std::string details = error_output();
@@ -195,6 +196,7 @@ std::string ChildProcess::request(const std::string& line) {
   if (to_child_ < 0) throw Error(program_ + " is no longer running");
   try {
     write_all(to_child_, line + "\n");
+    for (std::string_view attachment : attachments) write_all(to_child_, attachment);
   } catch (const Error&) {
     throw failure("stopped before the request");
   }

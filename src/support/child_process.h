@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace saturate {
@@ -38,9 +39,11 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
-  // Writes one line (a newline is added) and reads one line back. Throws saturate::Error with
-  // the child's standard error when it has exited or closed its output.
-  std::string request(const std::string& line);
+  // Writes one line (a newline is added), then each attachment's bytes as they are, and reads
+  // one line back. Throws saturate::Error with the child's standard error when it has exited or
+  // closed its output.
+  std::string request(const std::string& line,
+                      const std::vector<std::string_view>& attachments = {});
   // What the child wrote to standard error so far (its last lines, for messages).
   std::string error_output() const;
 

@@ -4,6 +4,8 @@
 // one JSON request per line, one JSON answer per line, {"error": "..."} for a failed request.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "support/child_process.h"
 
@@ -11,7 +13,10 @@ namespace saturate {
 
 // Sends `request` and returns the answer, an object. Throws saturate::Error with the helper's
 // own message when it answers an error, and naming `helper` when the answer is unreadable.
+// Attachments (model bytes) follow the request line as raw bytes; the request names their
+// sizes in "attachments", and the helper reads exactly that much after the line.
 nlohmann::json ask_json_helper(ChildProcess& process, const nlohmann::json& request,
-                               const std::string& helper);
+                               const std::string& helper,
+                               const std::vector<std::string_view>& attachments = {});
 
 }  // namespace saturate

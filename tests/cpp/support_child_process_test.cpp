@@ -13,6 +13,14 @@ TEST(ChildProcess, AnswersEachRequestLineInOrder) {
   EXPECT_EQ(child.request("two"), "got two");
 }
 
+// Attachments follow the line as raw bytes (model bytes for the ONNX Runtime helper): this
+// child reads the line, then the size it names, and echoes those bytes back.
+TEST(ChildProcess, SendsAttachmentsAfterTheLine) {
+  ChildProcess child({"sh", "-c", "while read size; do head -c \"$size\"; echo; done"});
+  EXPECT_EQ(child.request("9", {"abc", "de f", "gh"}), "abcde fgh");
+  EXPECT_EQ(child.request("3", {"xyz"}), "xyz");
+}
+
 TEST(ChildProcess, PassesExtraEnvironmentEntries) {
   ChildProcess child({"sh", "-c", "read line; echo \"$SATURATE_CHILD_TEST\""},
                      {"SATURATE_CHILD_TEST=hello"});

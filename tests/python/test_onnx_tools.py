@@ -123,6 +123,41 @@ def test_server_answers_each_request_and_survives_a_bad_one(tmp_path):
     assert len(answers[2]["times_ms"]) == 1 and answers[2]["times_ms"][0] > 0
 
 
+def serve(stdin: bytes) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "saturate.ort_timer", "--serve"], input=stdin,
+                          capture_output=True, cwd=REPO / "python", timeout=120)
+
+
+def test_server_reads_models_sent_as_bytes_after_the_request(tmp_path):
+    model = matmul_model(tmp_path / "m.onnx").read_bytes()
+    other = matmul_model(tmp_path / "n.onnx", scale=2.0).read_bytes()
+    timing = {"models": [{"attachment": 1}, str(tmp_path / "m.onnx"), {"attachment": 0}],
+              "repeats": 2, "attachments": [len(model), len(other)]}
+    check = {"check": {"original": {"attachment": 0}, "optimized": {"attachment": 1},
+                       "verify": True}, "attachments": [len(model), len(other)]}
+    stdin = (json.dumps(timing).encode() + b"\n" + model + other +
+             json.dumps(check).encode() + b"\n" + model + other +
+             json.dumps({"models": [{"attachment": 2}], "attachments": [len(model)]}).encode() +
+             b"\n" + model)
+    process = serve(stdin)
+    assert process.returncode == 0, process.stderr
+    answers = [json.loads(line) for line in process.stdout.splitlines()]
+    assert len(answers) == 3
+    assert len(answers[0]["times_ms"]) == 3 and min(answers[0]["times_ms"]) > 0
+    # The attachments arrived in order: the second model's weights differ from the first's.
+    assert answers[1]["verification"]["ok"] is False
+    assert "no attachment 2" in answers[2]["error"]
+
+
+def test_server_stops_when_an_attachment_is_cut_short(tmp_path):
+    model = matmul_model(tmp_path / "m.onnx").read_bytes()
+    request = {"models": [{"attachment": 0}], "attachments": [len(model)]}
+    process = serve(json.dumps(request).encode() + b"\n" + model[:10])
+    assert process.returncode == 1
+    answer = json.loads(process.stdout)
+    assert f"an attachment of {len(model)} bytes ended after 10" in answer["error"]
+
+
 def test_ort_latency_times_both_models_interleaved(tmp_path):
     first, second = matmul_model(tmp_path / "a.onnx"), matmul_model(tmp_path / "b.onnx", 2.0)
     original, optimized = ort_latency.compare_latency(first, second, runs=5, threads=1)

@@ -1,5 +1,6 @@
 """The CLI and the Python API are two layers over one pipeline (src/driver): the same input and
-options give the same report, and an ONNX run starts one Python helper and exports once."""
+options give the same report, and an ONNX run starts one Python helper, exports once and sends
+the models to the helper as bytes."""
 import json
 import os
 import pathlib
@@ -55,8 +56,11 @@ def test_cli_and_python_reports_are_equal_field_by_field(saturate, tmp_path, cos
 def test_default_onnx_run_starts_one_python_process_and_exports_once(saturate, tmp_path):
     python, log = counting_python(tmp_path)
     out = tmp_path / "out.onnx"
+    # Models reach the helper as bytes, so the run needs no temporary directory: TMPDIR points
+    # nowhere, and writing a one-operator model or the optimized one there would fail.
+    env = {"SATURATE_PYTHON": str(python), "TMPDIR": str(tmp_path / "no-such-directory")}
     result = saturate("optimize", FIXTURE, "-o", out, "--verify", "--json", tmp_path / "r.json",
-                      "--cost-cache", tmp_path / "costs.sqlite", env={"SATURATE_PYTHON": str(python)})
+                      "--cost-cache", tmp_path / "costs.sqlite", env=env)
     assert result.returncode == 0, result.stderr
     starts = log.read_text().splitlines()
     # Operator timing, the latency check and verification all went to one helper.
