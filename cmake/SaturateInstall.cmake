@@ -39,5 +39,5 @@ if(NOT SKBUILD)
   install(TARGETS ${saturate_libraries} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   # Headers keep their part's folder: code includes them as "ir/graph.h".
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/saturate
-          FILES_MATCHING PATTERN "*.h" PATTERN python EXCLUDE)
+          FILES_MATCHING PATTERN "*.h")
 endif()

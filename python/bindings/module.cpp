@@ -2,7 +2,7 @@
 // the same one-line message the CLI prints.
 #include <pybind11/pybind11.h>
 
-#include "python/bindings.h"
+#include "bindings.h"
 #include "support/error.h"
 
 PYBIND11_MODULE(_saturate, module) {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "onnx/onnx_export.h"
-#include "python/bindings.h"
+#include "bindings.h"
 
 namespace py = pybind11;
 

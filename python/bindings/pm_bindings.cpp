@@ -8,7 +8,7 @@
 #include "pm/explain.h"
 #include "pm/format_reader.h"
 #include "pm/rewriter.h"
-#include "python/bindings.h"
+#include "bindings.h"
 
 namespace py = pybind11;
 

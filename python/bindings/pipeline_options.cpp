@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "driver/json_output.h"
-#include "python/bindings.h"
+#include "bindings.h"
 
 namespace py = pybind11;
 

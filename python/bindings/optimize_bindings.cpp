@@ -2,7 +2,7 @@
 // optimize` runs it on a .sxp file.
 #include <pybind11/stl.h>
 
-#include "python/bindings.h"
+#include "bindings.h"
 
 namespace py = pybind11;
 

@@ -13,7 +13,7 @@
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
 #include "models/model_registry.h"
-#include "python/bindings.h"
+#include "bindings.h"
 #include "runtime/graph_comparison.h"
 #include "support/error.h"
 
