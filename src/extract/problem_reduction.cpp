@@ -4,12 +4,13 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <numeric>
 #include <tuple>
 
 #include "extract/cycle_check.h"
 #include "extract/extraction_index.h"
+#include "extract/implication_rows.h"
+#include "extract/must_sets.h"
 #include "extract/sorted_set.h"
 
 namespace saturate::extract {
@@ -19,41 +20,6 @@ namespace {
 // Above this many nodes in a class the quadratic dominance test is skipped (it is an
 // optimization, never needed for correctness).
 constexpr std::size_t kMaxDominanceClassSize = 2000;
-// Must-sets (see drop_nodes_that_need_their_own_class) are bitsets, quadratic in the number of
-// classes: above this many needed classes they are computed per strongly connected component
-// only (enough for the cycle test), and the bound and implication rows that need them whole are
-// skipped. Both are optimizations, never needed for correctness.
-constexpr std::size_t kMaxMustSetClasses = 20000;
-// Work cap (bitset words touched) for the transitive reduction of the implication rows.
-constexpr double kMaxImplicationWork = 3e8;
-
-// Per class of a group, a set of classes of the group, as bitsets.
-struct MustSets {
-  static constexpr std::size_t kOutside = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> position;  // per class: index in the group, or kOutside
-  std::vector<ClassIndex> group;
-  std::size_t words = 0;
-  std::vector<std::uint64_t> bits;
-
-  bool empty() const { return group.empty(); }
-  const std::uint64_t* row(ClassIndex c) const { return bits.data() + position[c] * words; }
-  std::uint64_t* row(ClassIndex c) { return bits.data() + position[c] * words; }
-  bool contains(ClassIndex holder, ClassIndex c) const {
-    if (position[holder] == kOutside || position[c] == kOutside) return false;
-    return (row(holder)[position[c] / 64] >> (position[c] % 64)) & 1;
-  }
-};
-
-// Calls f(e) for every class e in the must-set of c.
-template <typename Function>
-void for_each_member(const MustSets& must, ClassIndex c, Function f) {
-  const std::uint64_t* row = must.row(c);
-  for (std::size_t w = 0; w < must.words; ++w) {
-    for (std::uint64_t word = row[w]; word != 0; word &= word - 1) {
-      f(must.group[w * 64 + static_cast<std::size_t>(__builtin_ctzll(word))]);
-    }
-  }
-}
 
 class Reducer {
  public:
@@ -68,10 +34,6 @@ class Reducer {
   bool drop_nodes_with_unusable_children();
   bool drop_dominated_nodes();
   bool drop_nodes_that_need_their_own_class();
-  MustSets must_sets(std::vector<ClassIndex> group) const;
-  MustSets global_must_sets() const;
-  void find_implied_classes(ReducedProblem& problem) const;
-  void find_node_implications(ReducedProblem& problem) const;
   void find_needed_classes();
   void find_mandatory_classes();
   bool drop_nodes_above_upper_bound();
@@ -151,9 +113,11 @@ ReducedProblem Reducer::run() {
   find_mandatory_classes();
   ReducedProblem problem = std::move(problem_);
   finish(problem);
-  if (options_.simplify && !options_.deadline.expired()) find_implied_classes(problem);
+  if (options_.simplify && !options_.deadline.expired()) {
+    find_implied_classes(graph_, global_must_, problem);
+  }
   if (stopped_by_deadline_) problem.statistics.emplace_back("reduction stopped by the deadline", 1);
-  if (problem.has_implications) find_node_implications(problem);
+  if (problem.has_implications) find_node_implications(graph_, global_must_, problem);
   return problem;
 }
 
@@ -252,76 +216,6 @@ bool Reducer::drop_dominated_nodes() {
   return dominated_ != before;
 }
 
-// Greatest fixpoint of must(c) = {c} + intersection over c's alive nodes n of the union of
-// must(e) over n's child classes e, restricted to the group. Every fixpoint is sound: by
-// induction over an acyclic extraction, every class in must(d) appears in any acyclic
-// extraction of d. Shrinking from "all classes" reaches the greatest, most useful one; the group
-// should list children before parents so that few sweeps are needed.
-MustSets Reducer::must_sets(std::vector<ClassIndex> group) const {
-  MustSets sets;
-  sets.position.assign(graph_.class_count(), MustSets::kOutside);
-  for (std::size_t i = 0; i < group.size(); ++i) sets.position[group[i]] = i;
-  sets.group = std::move(group);
-  sets.words = (sets.group.size() + 63) / 64;
-  const std::size_t words = sets.words;
-  sets.bits.assign(sets.group.size() * words, ~std::uint64_t{0});
-  // Bits past the group's end stay clear, so iterating a set never yields a class outside it.
-  if (const std::size_t tail = sets.group.size() % 64; tail != 0) {
-    for (std::size_t i = 0; i < sets.group.size(); ++i) {
-      sets.bits[i * words + words - 1] = (std::uint64_t{1} << tail) - 1;
-    }
-  }
-  std::vector<std::uint64_t> meet(words), join(words);
-  for (bool shrunk = true; shrunk;) {
-    shrunk = false;
-    for (ClassIndex c : sets.group) {
-      std::fill(meet.begin(), meet.end(), ~std::uint64_t{0});
-      bool any = false;
-      for (NodeIndex n : graph_.class_nodes[c]) {
-        if (!alive_[n]) continue;
-        any = true;
-        std::fill(join.begin(), join.end(), 0);
-        for (ClassIndex e : problem_.child_classes[n]) {
-          if (sets.position[e] == MustSets::kOutside) continue;
-          const std::uint64_t* other = sets.row(e);
-          for (std::size_t w = 0; w < words; ++w) join[w] |= other[w];
-        }
-        for (std::size_t w = 0; w < words; ++w) meet[w] &= join[w];
-      }
-      if (!any) continue;
-      meet[sets.position[c] / 64] |= std::uint64_t{1} << (sets.position[c] % 64);
-      std::uint64_t* own = sets.row(c);
-      for (std::size_t w = 0; w < words; ++w) {
-        const std::uint64_t next = own[w] & meet[w];
-        shrunk |= next != own[w];
-        own[w] = next;
-      }
-    }
-  }
-  return sets;
-}
-
-// Must-sets over all needed classes, children first; empty when there are too many.
-MustSets Reducer::global_must_sets() const {
-  std::vector<std::vector<ClassIndex>> successors(graph_.class_count());
-  std::vector<ClassIndex> group;
-  for (ClassIndex c = 0; c < graph_.class_count(); ++c) {
-    if (!problem_.needed[c]) continue;
-    group.push_back(c);
-    for (NodeIndex n : graph_.class_nodes[c]) {
-      if (!alive_[n]) continue;
-      auto& list = successors[c];
-      list.insert(list.end(), problem_.child_classes[n].begin(), problem_.child_classes[n].end());
-    }
-  }
-  if (group.size() > kMaxMustSetClasses) return {};
-  // Tarjan numbers components children first.
-  const std::vector<std::size_t> component = strongly_connected_components(successors);
-  std::stable_sort(group.begin(), group.end(),
-                   [&](ClassIndex a, ClassIndex b) { return component[a] < component[b]; });
-  return must_sets(std::move(group));
-}
-
 // Generalizes self loops: a node of class c with a child class e whose must-set holds c would
 // make c its own descendant, so it can never be chosen. Only classes of one strongly connected
 // component can be in each other's must-sets, so when the whole graph is too big for must-sets
@@ -341,7 +235,7 @@ bool Reducer::drop_nodes_that_need_their_own_class() {
       }
     }
   };
-  global_must_ = global_must_sets();
+  global_must_ = compute_global_must_sets(graph_, alive_, problem_.child_classes, problem_.needed);
   if (!global_must_.empty()) {
     drop_cyclic_nodes(global_must_);
     return need_own_class_ != before;
@@ -362,7 +256,10 @@ bool Reducer::drop_nodes_that_need_their_own_class() {
     }
   }
   for (auto& group : members) {
-    if (!group.empty()) drop_cyclic_nodes(must_sets(std::move(group)));
+    if (!group.empty()) {
+      drop_cyclic_nodes(
+          compute_must_sets(graph_, alive_, problem_.child_classes, std::move(group)));
+    }
   }
   return need_own_class_ != before;
 }
@@ -480,106 +377,6 @@ bool Reducer::drop_nodes_above_upper_bound() {
     if (bound > limit) drop(n, above_bound_);
   }
   return above_bound_ != before;
-}
-
-// Implication rows a_c <= a_e for e in must(c), transitively reduced: e is kept only when no
-// other class of must(c) already has e in its own must-set.
-void Reducer::find_implied_classes(ReducedProblem& problem) const {
-  problem.implied.assign(graph_.class_count(), {});
-  const MustSets& must = global_must_;
-  if (must.empty()) return;
-  double work = 0;
-  for (ClassIndex c : must.group) {
-    for (std::size_t w = 0; w < must.words; ++w) {
-      work += static_cast<double>(__builtin_popcountll(must.row(c)[w]));
-    }
-  }
-  if (work * static_cast<double>(must.words) > kMaxImplicationWork) return;
-  std::vector<std::uint64_t> others(must.words);
-  for (ClassIndex c : must.group) {
-    if (!problem.needed[c]) continue;
-    // others = union over e in must(c) - {c} of must(e) - {e}.
-    std::fill(others.begin(), others.end(), 0);
-    for_each_member(must, c, [&](ClassIndex e) {
-      if (e == c) return;
-      const std::uint64_t* below = must.row(e);
-      const std::size_t own_word = must.position[e] / 64;
-      for (std::size_t w = 0; w < must.words; ++w) {
-        const std::uint64_t own_bit =
-            w == own_word ? std::uint64_t{1} << (must.position[e] % 64) : 0;
-        others[w] |= below[w] & ~own_bit;
-      }
-    });
-    for_each_member(must, c, [&](ClassIndex e) {
-      if (e == c || !problem.needed[e]) return;
-      if ((others[must.position[e] / 64] >> (must.position[e] % 64)) & 1) return;
-      problem.implied[c].push_back(e);
-    });
-  }
-  problem.has_implications = true;
-}
-
-void Reducer::find_node_implications(ReducedProblem& problem) const {
-  const MustSets& must = global_must_;
-  problem.node_implications.assign(graph_.class_count(), {});
-  const std::size_t words = must.words;
-  auto has = [&](const std::vector<std::uint64_t>& set, ClassIndex e) {
-    return (set[must.position[e] / 64] >> (must.position[e] % 64)) & 1;
-  };
-  std::vector<std::vector<std::uint64_t>> forced;  // per candidate of c
-  std::vector<std::uint64_t> any(words), others(words);
-  std::size_t rows = 0;
-  for (ClassIndex c : must.group) {
-    const auto& candidates = problem.candidates[c];
-    if (!problem.needed[c] || candidates.empty()) continue;
-    // forced[k]: the classes that choosing candidate k forces, beyond must(c).
-    forced.assign(candidates.size(), std::vector<std::uint64_t>(words, 0));
-    std::fill(any.begin(), any.end(), 0);
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-      for (ClassIndex d : problem.child_classes[candidates[k]]) {
-        if (must.position[d] == MustSets::kOutside) continue;
-        const std::uint64_t* below = must.row(d);
-        for (std::size_t w = 0; w < words; ++w) forced[k][w] |= below[w];
-      }
-      const std::uint64_t* own = must.row(c);
-      for (std::size_t w = 0; w < words; ++w) {
-        forced[k][w] &= ~own[w];
-        any[w] |= forced[k][w];
-      }
-    }
-    // Group the forced classes by their users; within a group, a class forced through another
-    // member's must-set needs no row of its own (a_member <= a_e already holds).
-    std::map<std::vector<NodeIndex>, std::vector<ClassIndex>> groups;
-    std::vector<NodeIndex> users;
-    for (std::size_t w = 0; w < words; ++w) {
-      for (std::uint64_t word = any[w]; word != 0; word &= word - 1) {
-        const ClassIndex e = must.group[w * 64 + static_cast<std::size_t>(__builtin_ctzll(word))];
-        if (!problem.needed[e] || problem.mandatory[e]) continue;
-        users.clear();
-        for (std::size_t k = 0; k < candidates.size(); ++k) {
-          if (has(forced[k], e)) users.push_back(candidates[k]);
-        }
-        groups[users].push_back(e);
-      }
-    }
-    for (auto& [group_users, members] : groups) {
-      std::fill(others.begin(), others.end(), 0);
-      for (ClassIndex e : members) {
-        const std::uint64_t* below = must.row(e);
-        const std::size_t own_word = must.position[e] / 64;
-        for (std::size_t w = 0; w < words; ++w) {
-          const std::uint64_t own_bit =
-              w == own_word ? std::uint64_t{1} << (must.position[e] % 64) : 0;
-          others[w] |= below[w] & ~own_bit;
-        }
-      }
-      for (ClassIndex e : members) {
-        if (!has(others, e)) problem.node_implications[c].push_back({e, group_users});
-      }
-    }
-    rows += problem.node_implications[c].size();
-  }
-  problem.statistics.emplace_back("node implication rows", static_cast<double>(rows));
 }
 
 void Reducer::finish(ReducedProblem& problem) {

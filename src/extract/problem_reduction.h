@@ -48,7 +48,8 @@ struct ReducedProblem {
   std::vector<std::size_t> component_size;
   // Per needed class c: classes e that every acyclic extraction using c also uses (must-sets,
   // transitively reduced), for rows a_c <= a_e that tighten the LP relaxation. has_implications
-  // is false when they were not computed (reduction off, or too many classes).
+  // is false when they were not computed (reduction off, or too many classes). Computed in
+  // implication_rows.h, as are node_implications.
   std::vector<std::vector<ClassIndex>> implied;
   bool has_implications = false;
   // Per needed class c, when has_implications: rows

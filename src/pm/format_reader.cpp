@@ -6,6 +6,7 @@
 #include "ir/op_registry.h"
 #include "pm/errors.h"
 #include "pm/module_check.h"
+#include "pm/recursion_check.h"
 #include "support/strings.h"
 #include "support/utf8.h"
 

@@ -3,7 +3,8 @@
 // Semantic checks of a Module (docs/PYPM.md §3, "Checks on load"). The .pmb reader applies the
 // same checks as it reads, naming byte offsets; check_module() applies them to a Module built in
 // C++. Each check_* helper returns what is wrong, or nothing when the item is fine, so that both
-// callers word and locate the error their own way.
+// callers word and locate the error their own way. The checks on calls between definitions
+// (recursion that cannot terminate) are in pm/recursion_check.h.
 
 #include <cstdint>
 #include <optional>
@@ -43,20 +44,5 @@ std::optional<std::string> check_parameters(const Definition& definition, size_t
 
 // The variable kinds an expression's tag requires, or nothing for literals and operators.
 std::optional<VarUse> expr_var_use(Expr::Tag tag);
-
-// Definition indices with callees before their callers (a postorder of the call graph; within a
-// cycle, some order). Fixpoints over definitions sweep in this order, so that a long chain of
-// calls settles in one sweep, whatever order the file lists the definitions in.
-std::vector<uint32_t> callees_first(const Module& module);
-
-struct RecursionProblem {
-  uint32_t definition;
-  std::string message;
-};
-
-// A definition that cannot terminate: no base case (every alternate calls, directly or through
-// others, a definition that never bottoms out), or left recursion (a chain of calls that returns
-// to the same definition at the same value without consuming a node).
-std::optional<RecursionProblem> find_recursion_problem(const Module& module);
 
 }  // namespace saturate::pm

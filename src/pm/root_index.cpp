@@ -1,6 +1,6 @@
 #include "pm/root_index.h"
 
-#include "pm/module_check.h"
+#include "pm/recursion_check.h"
 
 namespace saturate::pm {
 
