@@ -1,5 +1,6 @@
 // `saturate ops`: the operator set of the IR, for people (a table) and for tools (JSON; the
-// PyPM front end's operator constructors are checked against it).
+// PyPM front end's operator table is generated from it:
+// python/saturate/pypm/generate_operators.py).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +20,12 @@ std::string arity_text(const ir::OpInfo& info) {
   return std::to_string(info.min_inputs) + "-" + std::to_string(info.max_inputs);
 }
 
+// The one-node ONNX operator export writes ("Add", "com.microsoft.BiasGelu"); "" otherwise.
+std::string onnx_text(ir::OpKind kind) {
+  const ir::OnnxOperator& onnx = ir::onnx_operator(kind);
+  return onnx.domain.empty() ? onnx.op_type : onnx.domain + "." + onnx.op_type;
+}
+
 }  // namespace
 
 void register_ops_command(CLI::App& app) {
@@ -27,7 +34,7 @@ void register_ops_command(CLI::App& app) {
   command->add_flag("--json", *json_output, "Print a JSON array instead of a table");
   command->callback([json_output] {
     nlohmann::json list = nlohmann::json::array();
-    TextTable table({"operator", "inputs", "attributes", "description"});
+    TextTable table({"operator", "inputs", "attributes", "onnx", "description"});
     for (const ir::OpInfo& info : ir::all_ops()) {
       nlohmann::json attributes = nlohmann::json::array();
       std::string attribute_text;
@@ -43,13 +50,16 @@ void register_ops_command(CLI::App& app) {
         attribute_text += (attribute_text.empty() ? "" : " ") + shown;
       }
       list.push_back({{"name", info.name},
+                      {"camel_name", info.camel_name},
+                      {"onnx", onnx_text(info.kind)},
                       {"min_inputs", info.min_inputs},
                       {"max_inputs", info.max_inputs},
                       {"input_names", info.input_names},
                       {"attributes", attributes},
                       {"leaf", info.is_leaf()},
                       {"description", info.description}});
-      table.add_row({info.name, arity_text(info), attribute_text, info.description});
+      table.add_row(
+          {info.name, arity_text(info), attribute_text, onnx_text(info.kind), info.description});
     }
     if (*json_output) {
       std::printf("%s", driver::dump_json(list).c_str());

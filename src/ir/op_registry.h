@@ -24,11 +24,21 @@ struct AttrSpec {
 using ShapeInference =
     std::function<std::vector<TensorType>(const std::vector<TensorType>&, const Attributes&)>;
 
+// The ONNX operator an IR operator is written as when that is one node on the same inputs, in
+// order, with no attributes (export's default mapping). Empty when export needs more: attributes
+// translated, several nodes, or a choice by opset.
+struct OnnxOperator {
+  std::string domain;  // "" for the default domain, "com.microsoft" for ONNX Runtime's kernels
+  std::string op_type;
+  bool empty() const { return op_type.empty(); }
+};
+
 enum class OpCategory : uint8_t { Leaf, Elementwise, Contraction, Layout, Reduction, Other };
 
 struct OpInfo {
   OpKind kind;
-  std::string name;  // the text-form and rule-file name, e.g. "conv2d"
+  std::string name;        // the text-form and rule-file name, e.g. "conv2d"
+  std::string camel_name;  // the same in CamelCase, PyPM's constructor: "Conv2d", "MatMul"
   int min_inputs = 0;
   int max_inputs = 0;                    // kVariadic for n-ary operators
   std::vector<std::string> input_names;  // for messages and --help; the last repeats if variadic
@@ -43,6 +53,8 @@ struct OpInfo {
 };
 
 const OpInfo& op_info(OpKind kind);
+// The one-node ONNX operator of `kind`; empty when export writes it otherwise.
+const OnnxOperator& onnx_operator(OpKind kind);
 std::optional<OpKind> find_op(std::string_view name);
 const std::vector<OpInfo>& all_ops();
 inline std::string_view to_string(OpKind kind) {

@@ -930,6 +930,24 @@ TEST(OpRegistry, SignaturesAreConsistent) {
   }
 }
 
+// Export writes an operator with a one-node ONNX mapping as that node on the same inputs and
+// drops nothing else: such an operator has no attributes, and its arity is fixed.
+TEST(OpRegistry, OneNodeOnnxOperatorsHaveNoAttributes) {
+  int mapped = 0;
+  for (const OpInfo& info : all_ops()) {
+    const OnnxOperator& onnx = onnx_operator(info.kind);
+    if (onnx.empty()) continue;
+    ++mapped;
+    EXPECT_TRUE(info.attributes.empty()) << info.name;
+    EXPECT_EQ(info.min_inputs, info.max_inputs) << info.name;
+    EXPECT_TRUE(onnx.domain.empty() || onnx.domain == "com.microsoft") << info.name;
+  }
+  EXPECT_GE(mapped, 13);
+  EXPECT_EQ(onnx_operator(OpKind::EwAdd).op_type, "Add");
+  EXPECT_EQ(onnx_operator(OpKind::BiasGelu).domain, "com.microsoft");
+  EXPECT_TRUE(onnx_operator(OpKind::Conv2d).empty());  // padding and strides are translated
+}
+
 TEST(OpRegistry, CategoriesTheCostModelRelyOn) {
   std::set<OpKind> leaves, contractions;
   for (const OpInfo& info : all_ops()) {

@@ -1,13 +1,15 @@
-"""The operator table: one constructor per IR operator (src/ir/operators.cpp), in CamelCase.
+"""The operator constructors: one per IR operator (src/ir/operators.cpp), in CamelCase.
 
 Each constructor knows its operator's IR name, input arity and attributes (kind and default), so
-that misuse is reported at the line of the pattern file. Keep this table in step with the IR's
-registry; tests/python/pypm/test_ops_table.py compares the two.
+that misuse is reported at the line of the pattern file. The table itself, operator_table.py, is
+generated from the IR's registry (generate_operators.py); tests fail while it is stale.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Optional
+
+from .operator_table import OPERATORS as _TABLE
 
 # Attribute kinds (the IR's AttrKind).
 INT = "int"
@@ -64,77 +66,9 @@ class OpInfo:
         return f"{self.min_inputs} to {self.max_inputs} inputs"
 
 
-def _leaf(extra: tuple[AttrInfo, ...] = ()) -> tuple[AttrInfo, ...]:
-    return (AttrInfo("shape", INTS),) + extra + (AttrInfo("dtype", STRING, "f32"),)
-
-
-_ACTIVATION = AttrInfo("activation", ACTIVATION, "none")
-
-
-def _window(with_kernel: bool) -> tuple[AttrInfo, ...]:
-    kernel = (AttrInfo("kernel_h", INT), AttrInfo("kernel_w", INT)) if with_kernel else ()
-    return kernel + (AttrInfo("stride_h", INT, 1), AttrInfo("stride_w", INT, 1),
-                     AttrInfo("padding", PADDING, "same"), _ACTIVATION)
-
-
-def _unary(name: str, constructor: str) -> OpInfo:
-    return OpInfo(name, constructor, 1, 1, ("x",))
-
-
-def _binary(name: str, constructor: str) -> OpInfo:
-    return OpInfo(name, constructor, 2, 2, ("a", "b"))
-
-
-OPERATORS: tuple[OpInfo, ...] = (
-    OpInfo("input", "Input", 0, 0, (), _leaf()),
-    OpInfo("weight", "Weight", 0, 0, (), _leaf()),
-    OpInfo("constant", "Constant", 0, 0, (), _leaf((AttrInfo("value", FLOAT),))),
-    _binary("ewadd", "EwAdd"),
-    _binary("ewmul", "EwMul"),
-    OpInfo("matmul", "MatMul", 2, 2, ("a", "b"), (_ACTIVATION,)),
-    OpInfo("conv2d", "Conv2d", 2, 2, ("input", "weight"), _window(False)),
-    _unary("relu", "Relu"),
-    _unary("tanh", "Tanh"),
-    _unary("sigmoid", "Sigmoid"),
-    OpInfo("poolmax", "PoolMax", 1, 1, ("input",), _window(True)),
-    OpInfo("poolavg", "PoolAvg", 1, 1, ("input",), _window(True)),
-    OpInfo("transpose", "Transpose", 1, 1, ("x",), (AttrInfo("perm", INTS),)),
-    OpInfo("enlarge", "Enlarge", 2, 2, ("kernel", "reference")),
-    OpInfo("concat", "Concat", 1, None, ("inputs",), (AttrInfo("axis", INT),)),
-    OpInfo("split", "Split", 1, 1, ("x",), (AttrInfo("axis", INT), AttrInfo("sizes", INTS))),
-    OpInfo("merge", "Merge", 1, 1, ("weight",), (AttrInfo("count", INT),)),
-    OpInfo("reshape", "Reshape", 1, 1, ("x",), (AttrInfo("shape", INTS),)),
-    OpInfo("batchnorm", "BatchNorm", 5, 5, ("input", "scale", "bias", "mean", "var"),
-           (AttrInfo("epsilon", FLOAT, 1e-5),)),
-    OpInfo("noop", "Noop", 2, 2, ("a", "b")),
-    _binary("add", "Add"),
-    _binary("mul", "Mul"),
-    _binary("sub", "Sub"),
-    _binary("div", "Div"),
-    _binary("pow", "Pow"),
-    _unary("sqrt", "Sqrt"),
-    _unary("erf", "Erf"),
-    _unary("exp", "Exp"),
-    _unary("gelu", "Gelu"),
-    OpInfo("clip", "Clip", 1, 1, ("x",), (AttrInfo("min", FLOAT), AttrInfo("max", FLOAT))),
-    OpInfo("softmax", "Softmax", 1, 1, ("x",), (AttrInfo("axis", INT, -1),)),
-    OpInfo("layernorm", "LayerNorm", 3, 3, ("x", "scale", "bias"),
-           (AttrInfo("axis", INT, -1), AttrInfo("epsilon", FLOAT, 1e-5))),
-    OpInfo("rms_norm", "RMSNorm", 2, 2, ("x", "scale"),
-           (AttrInfo("axis", INT, -1), AttrInfo("epsilon", FLOAT, 1e-5))),
-    OpInfo("bias_gelu", "BiasGelu", 2, 2, ("x", "bias")),
-    _unary("fast_gelu", "FastGelu"),
-    OpInfo("quick_gelu", "QuickGelu", 1, 1, ("x",), (AttrInfo("alpha", FLOAT, 1.702),)),
-    OpInfo("reduce_mean", "ReduceMean", 1, 1, ("x",),
-           (AttrInfo("axes", INTS), AttrInfo("keepdims", INT, 1))),
-    OpInfo("attention", "Attention", 3, 3, ("q", "k", "v"), (AttrInfo("scale", FLOAT, 1.0),)),
-    OpInfo("multi_head_attention", "MultiHeadAttention", 3, 4, ("q", "k", "v", "bias"),
-           (AttrInfo("num_heads", INT), AttrInfo("scale", FLOAT))),
-    OpInfo("pad", "Pad", 1, 1, ("x",), (AttrInfo("pads", INTS),)),
-    OpInfo("opaque", "Opaque", 0, None, ("inputs",),
-           (AttrInfo("op_type", STRING), AttrInfo("domain", STRING, ""),
-            AttrInfo("onnx_attributes", STRING, ""), AttrInfo("output_types", STRING))),
-)
+OPERATORS: tuple[OpInfo, ...] = tuple(
+    OpInfo(name, constructor, least, most, inputs, tuple(AttrInfo(*a) for a in attributes))
+    for name, constructor, least, most, inputs, attributes in _TABLE)
 
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OPERATORS}
 
