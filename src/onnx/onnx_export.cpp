@@ -1,4 +1,6 @@
-// IR -> ONNX: one emitter per IR operator, weight-only subgraphs folded by the interpreter.
+// IR -> ONNX: the model writer (opsets, names, inputs, initializers with weight-only subgraphs
+// folded by the interpreter, outputs, metadata, external data, the checker). Each operator is
+// written by the mapping of its family (export_*.cpp).
 #include "onnx/onnx_export.h"
 
 #include <google/protobuf/stubs/common.h>
@@ -6,9 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <climits>
-#include <cmath>
 #include <filesystem>
-#include <limits>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -17,9 +17,9 @@
 #include "ir/weight_only.h"
 #include "onnx/external_data_writer.h"
 #include "onnx/host_tensor.h"
+#include "onnx/onnx_exporter.h"
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/onnxruntime_schemas.h"
-#include "onnx/opaque_capsule.h"
 #include "onnx/protobuf_log.h"
 #include "runtime/interpreter.h"
 #include "support/error.h"
@@ -31,14 +31,10 @@ namespace {
 using ir::NodeId;
 using ir::OpKind;
 using ir::ValueRef;
-using ::onnx::GraphProto;
 using ::onnx::ModelProto;
 using ::onnx::NodeProto;
 using ::onnx::TensorProto;
 
-constexpr int64_t kDefaultOpset = 17;
-// ONNX Runtime's contrib operators (MultiHeadAttention, ...).
-constexpr std::string_view kMicrosoftDomain = "com.microsoft";
 // The newest opset the ONNX C++ checker we link (1.12) knows.
 constexpr int64_t kCheckerMaxOpset = 17;
 // Initializers this large or larger go to the external data file (as onnx.save's default).
@@ -52,24 +48,7 @@ int64_t ir_version_for(int64_t opset) {
   return 10;
 }
 
-std::pair<int64_t, int64_t> same_pads(int64_t size, int64_t out, int64_t kernel, int64_t stride) {
-  int64_t total = std::max<int64_t>((out - 1) * stride + kernel - size, 0);
-  return {total / 2, total - total / 2};
-}
-
-std::string_view activation_op(ir::Activation activation) {
-  switch (activation) {
-    case ir::Activation::None:
-      return "";
-    case ir::Activation::Sigmoid:
-      return "Sigmoid";
-    case ir::Activation::Relu:
-      return "Relu";
-    case ir::Activation::Tanh:
-      return "Tanh";
-  }
-  return "";
-}
+}  // namespace
 
 void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
                      const ir::TensorType& type) {
@@ -79,71 +58,6 @@ void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
   auto* shape = tensor->mutable_shape();
   for (int64_t d : type.dims) shape->add_dim()->set_dim_value(d);
 }
-
-class Exporter {
- public:
-  // With `external`, initializers of kExternalDataThreshold bytes or more go to that file.
-  Exporter(const ir::Graph& graph, const OnnxModel& source, ExternalDataWriter* external = nullptr)
-      : graph_(graph), source_(source), external_(external) {}
-  ModelProto run();
-
- private:
-  void choose_opset();
-  void analyse();
-  void assign_names();
-  void add_inputs();
-  void emit(NodeId id);
-  void emit_initializer(NodeId id);
-  void emit_opaque(NodeId id);
-  void add_outputs();
-
-  // Names.
-  std::string fresh(const std::string& base);
-  const std::string& name_of(ValueRef value) const {
-    ValueRef v = resolve(value);
-    return names_.at(v.node).at(v.output);
-  }
-  // A node that writes nothing: noop, and a reshape to its input's own shape (fusions that
-  // keep a value's shape, and SDPA's reshapes to the same 4-d shape, leave them).
-  bool is_alias(const ir::Node& node) const {
-    return node.op == OpKind::Noop ||
-           (node.op == OpKind::Reshape && node.outputs[0].dims == dims(node.inputs[0]));
-  }
-  ValueRef resolve(ValueRef value) const {
-    while (is_alias(graph_.node(value.node))) value = graph_.node(value.node).inputs[0];
-    return value;
-  }
-  const ir::Dims& dims(ValueRef value) const { return graph_.type(value).dims; }
-
-  // Emission helpers.
-  NodeProto& add_node(const std::string& op_type, std::vector<std::string> inputs,
-                      std::vector<std::string> outputs);
-  std::string ints_initializer(const std::vector<int64_t>& values, const std::string& base);
-  std::string scalar_initializer(double value, const std::string& base);
-  void emit_activation(const std::string& pre, const std::string& out, ir::Activation activation);
-  void emit_multi_head_attention(NodeId id);
-
-  // A pad that the consuming conv or average pool folds into its own pads.
-  std::optional<NodeId> foldable_pad(NodeId consumer) const;
-  runtime::Tensor value_of(ValueRef value);
-  const std::vector<float>& weight_data(const ir::Node& node) const;
-
-  const ir::Graph& graph_;
-  const OnnxModel& source_;
-  ExternalDataWriter* external_ = nullptr;
-  ModelProto model_;
-  GraphProto* out_ = nullptr;
-  int64_t opset_ = kDefaultOpset;
-  bool uses_microsoft_domain_ = false;  // a contrib operator was written
-  std::vector<bool> needed_;
-  std::vector<bool> known_;         // computed from weights and constants only
-  std::vector<bool> materialized_;  // a known value the emitted graph reads
-  std::vector<bool> emitted_pad_;   // pads that stay as ONNX Pad nodes
-  std::vector<std::vector<std::string>> names_;
-  std::set<std::string> taken_;
-  std::unordered_map<std::string, std::string> embedded_;  // embedded constant -> its bytes
-  std::unordered_map<NodeId, std::vector<runtime::Tensor>> folded_;
-};
 
 std::string Exporter::fresh(const std::string& base) {
   std::string name = base.empty() ? "v" : base;
@@ -194,12 +108,6 @@ std::string Exporter::scalar_initializer(double value, const std::string& base) 
   std::string name = fresh(base);
   write_floats(*out_->add_initializer(), name, {}, {static_cast<float>(value)});
   return name;
-}
-
-void Exporter::emit_activation(const std::string& pre, const std::string& out,
-                               ir::Activation activation) {
-  if (activation == ir::Activation::None) return;
-  add_node(std::string(activation_op(activation)), {pre}, {out});
 }
 
 ModelProto Exporter::run() {
@@ -437,6 +345,90 @@ void Exporter::emit_initializer(NodeId id) {
   }
 }
 
+namespace {
+
+// Which file writes an operator. The switch has no default, so a new OpKind without an export
+// mapping is a compile error (-Wswitch), as it was when emit() was one switch.
+enum class ExportFamily {
+  Nothing,
+  Opaque,
+  Elementwise,
+  ConvOrPool,
+  MatrixProduct,
+  Layout,
+  Normalization
+};
+
+ExportFamily export_family(OpKind op) {
+  switch (op) {
+    case OpKind::Input:
+    case OpKind::Weight:
+    case OpKind::Constant:
+    case OpKind::Noop:
+      return ExportFamily::Nothing;
+    case OpKind::Opaque:
+      return ExportFamily::Opaque;
+    case OpKind::EwAdd:
+    case OpKind::EwMul:
+    case OpKind::Relu:
+    case OpKind::Tanh:
+    case OpKind::Sigmoid:
+    case OpKind::Add:
+    case OpKind::Mul:
+    case OpKind::Sub:
+    case OpKind::Div:
+    case OpKind::Pow:
+    case OpKind::Sqrt:
+    case OpKind::Erf:
+    case OpKind::Exp:
+    case OpKind::Gelu:
+    case OpKind::Clip:
+    case OpKind::BiasGelu:
+    case OpKind::FastGelu:
+    case OpKind::QuickGelu:
+      return ExportFamily::Elementwise;
+    case OpKind::Conv2d:
+    case OpKind::PoolMax:
+    case OpKind::PoolAvg:
+      return ExportFamily::ConvOrPool;
+    case OpKind::MatMul:
+      return ExportFamily::MatrixProduct;
+    case OpKind::Transpose:
+    case OpKind::Enlarge:
+    case OpKind::Concat:
+    case OpKind::Split:
+    case OpKind::Merge:
+    case OpKind::Reshape:
+    case OpKind::Pad:
+      return ExportFamily::Layout;
+    case OpKind::BatchNorm:
+    case OpKind::Softmax:
+    case OpKind::LayerNorm:
+    case OpKind::ReduceMean:
+    case OpKind::Attention:
+    case OpKind::MultiHeadAttention:
+    case OpKind::RMSNorm:
+      return ExportFamily::Normalization;
+  }
+  return ExportFamily::Nothing;
+}
+
+}  // namespace
+
+bool Exporter::emit_one_node(NodeId id) {
+  const ir::Node& node = graph_.node(id);
+  const ir::OnnxOperator& onnx = ir::onnx_operator(node.op);
+  if (onnx.empty()) return false;
+  std::vector<std::string> inputs;
+  for (const ir::ValueRef& input : node.inputs) inputs.push_back(name_of(input));
+  ::onnx::NodeProto& written = add_node(onnx.op_type, inputs, {names_[id][0]});
+  if (!onnx.domain.empty()) {
+    written.set_domain(onnx.domain);
+    if (onnx.domain == kMicrosoftDomain) uses_microsoft_domain_ = true;
+  }
+  return true;
+}
+
 void Exporter::emit(NodeId id) {
   const ir::Node& node = graph_.node(id);
   if (node.op == OpKind::Input || is_alias(node)) return;
@@ -444,437 +436,32 @@ void Exporter::emit(NodeId id) {
     if (materialized_[id]) emit_initializer(id);
     return;
   }
-  const ir::Attributes& attrs = node.attrs;
-  const std::string& y = names_[id][0];
-  auto in = [&](size_t k) { return name_of(node.inputs.at(k)); };
-  auto pre_activation = [&]() -> std::string {
-    ir::Activation activation = attrs.get_activation();
-    return activation == ir::Activation::None ? y : fresh(y + "_pre");
-  };
-  switch (node.op) {
-    case OpKind::Input:
-    case OpKind::Weight:
-    case OpKind::Constant:
-    case OpKind::Noop:
+  if (emit_one_node(id)) return;
+  bool emitted = false;
+  switch (export_family(node.op)) {
+    case ExportFamily::Nothing:
       return;
-    case OpKind::EwAdd:
-    case OpKind::Add:
-      add_node("Add", {in(0), in(1)}, {y});
-      return;
-    case OpKind::EwMul:
-    case OpKind::Mul:
-      add_node("Mul", {in(0), in(1)}, {y});
-      return;
-    case OpKind::Sub:
-      add_node("Sub", {in(0), in(1)}, {y});
-      return;
-    case OpKind::Div:
-      add_node("Div", {in(0), in(1)}, {y});
-      return;
-    case OpKind::Pow:
-      add_node("Pow", {in(0), in(1)}, {y});
-      return;
-    case OpKind::Relu:
-      add_node("Relu", {in(0)}, {y});
-      return;
-    case OpKind::Tanh:
-      add_node("Tanh", {in(0)}, {y});
-      return;
-    case OpKind::Sigmoid:
-      add_node("Sigmoid", {in(0)}, {y});
-      return;
-    case OpKind::Sqrt:
-      add_node("Sqrt", {in(0)}, {y});
-      return;
-    case OpKind::Erf:
-      add_node("Erf", {in(0)}, {y});
-      return;
-    case OpKind::Exp:
-      add_node("Exp", {in(0)}, {y});
-      return;
-    case OpKind::MatMul: {
-      std::string pre = pre_activation();
-      add_node("MatMul", {in(0), in(1)}, {pre});
-      emit_activation(pre, y, attrs.get_activation());
-      return;
-    }
-    case OpKind::Conv2d: {
-      const ir::Dims& x = dims(node.inputs[0]);
-      const ir::Dims& w = dims(node.inputs[1]);
-      const ir::Dims& out = node.outputs[0].dims;
-      int64_t sh = attrs.get_int("stride_h");
-      int64_t sw = attrs.get_int("stride_w");
-      std::vector<int64_t> pads{0, 0, 0, 0};
-      if (attrs.get_padding() == ir::Padding::Same) {
-        auto [top, bottom] = same_pads(x[2], out[2], w[2], sh);
-        auto [left, right] = same_pads(x[3], out[3], w[3], sw);
-        pads = {top, left, bottom, right};
-      }
-      std::string source = in(0);
-      if (auto pad = foldable_pad(id)) {
-        const auto& p = graph_.node(*pad).attrs.get_ints("pads");
-        pads = {pads[0] + p[2], pads[1] + p[3], pads[2] + p[6], pads[3] + p[7]};
-        source = name_of(graph_.node(*pad).inputs[0]);
-      }
-      std::string pre = pre_activation();
-      NodeProto& conv = add_node("Conv", {source, in(1)}, {pre});
-      add_attr(conv, "kernel_shape", std::vector<int64_t>{w[2], w[3]});
-      add_attr(conv, "strides", std::vector<int64_t>{sh, sw});
-      add_attr(conv, "pads", pads);
-      add_attr(conv, "group", x[1] / w[1]);
-      emit_activation(pre, y, attrs.get_activation());
-      return;
-    }
-    case OpKind::PoolMax:
-    case OpKind::PoolAvg: {
-      const ir::Dims& x = dims(node.inputs[0]);
-      const ir::Dims& out = node.outputs[0].dims;
-      int64_t kh = attrs.get_int("kernel_h");
-      int64_t kw = attrs.get_int("kernel_w");
-      int64_t sh = attrs.get_int("stride_h");
-      int64_t sw = attrs.get_int("stride_w");
-      std::vector<int64_t> pads{0, 0, 0, 0};
-      if (attrs.get_padding() == ir::Padding::Same) {
-        auto [top, bottom] = same_pads(x[2], out[2], kh, sh);
-        auto [left, right] = same_pads(x[3], out[3], kw, sw);
-        pads = {top, left, bottom, right};
-      }
-      std::string source = in(0);
-      bool count_padding = false;
-      if (auto pad = foldable_pad(id)) {
-        const auto& p = graph_.node(*pad).attrs.get_ints("pads");
-        pads = {p[2], p[3], p[6], p[7]};
-        source = name_of(graph_.node(*pad).inputs[0]);
-        count_padding = true;
-      }
-      std::string pre = pre_activation();
-      NodeProto& pool =
-          add_node(node.op == OpKind::PoolMax ? "MaxPool" : "AveragePool", {source}, {pre});
-      add_attr(pool, "kernel_shape", std::vector<int64_t>{kh, kw});
-      add_attr(pool, "strides", std::vector<int64_t>{sh, sw});
-      add_attr(pool, "pads", pads);
-      if (node.op == OpKind::PoolAvg) add_attr(pool, "count_include_pad", int64_t{count_padding});
-      emit_activation(pre, y, attrs.get_activation());
-      return;
-    }
-    case OpKind::Transpose: {
-      NodeProto& t = add_node("Transpose", {in(0)}, {y});
-      add_attr(t, "perm", attrs.get_ints("perm"));
-      return;
-    }
-    case OpKind::Enlarge: {
-      const ir::Dims& k = dims(node.inputs[0]);
-      const ir::Dims& out = node.outputs[0].dims;
-      int64_t top = (out[2] - k[2]) / 2;
-      int64_t left = (out[3] - k[3]) / 2;
-      std::vector<int64_t> pads{0, 0, top, left, 0, 0, out[2] - k[2] - top, out[3] - k[3] - left};
-      add_node("Pad", {in(0), ints_initializer(pads, y + "_pads")}, {y});
-      return;
-    }
-    case OpKind::Pad:
-      add_node("Pad", {in(0), ints_initializer(attrs.get_ints("pads"), y + "_pads")}, {y});
-      return;
-    case OpKind::Concat: {
-      std::vector<std::string> inputs;
-      for (size_t k = 0; k < node.inputs.size(); ++k) inputs.push_back(in(k));
-      NodeProto& concat = add_node("Concat", inputs, {y});
-      add_attr(concat, "axis", attrs.get_int("axis"));
-      return;
-    }
-    case OpKind::Split: {
-      const auto& sizes = attrs.get_ints("sizes");
-      std::vector<std::string> inputs{in(0)};
-      if (opset_ >= 13) inputs.push_back(ints_initializer(sizes, y + "_sizes"));
-      NodeProto& split = add_node("Split", inputs, names_[id]);
-      add_attr(split, "axis", attrs.get_int("axis"));
-      if (opset_ < 13) add_attr(split, "split", sizes);
-      return;
-    }
-    case OpKind::Merge:
-      throw Error("node '" + node.name() +
-                  "' (merge) reads a value that is not a weight: ONNX has no operator for it");
-    case OpKind::Reshape:
-      add_node("Reshape", {in(0), ints_initializer(node.outputs[0].dims, y + "_shape")}, {y});
-      return;
-    case OpKind::BatchNorm: {
-      NodeProto& bn = add_node("BatchNormalization", {in(0), in(1), in(2), in(3), in(4)}, {y});
-      add_attr(bn, "epsilon", static_cast<float>(attrs.get_float("epsilon")));
-      return;
-    }
-    case OpKind::Softmax: {
-      auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
-      int64_t axis = attrs.get_int("axis");
-      if (axis < 0) axis += rank;
-      if (opset_ >= 13 || axis == rank - 1) {
-        NodeProto& softmax = add_node("Softmax", {in(0)}, {y});
-        add_attr(softmax, "axis", axis);
-        return;
-      }
-      // Before opset 13 Softmax works on the flattened trailing axes: move the axis last.
-      std::vector<int64_t> perm;
-      for (int64_t a = 0; a < rank; ++a) {
-        if (a != axis) perm.push_back(a);
-      }
-      perm.push_back(axis);
-      std::vector<int64_t> inverse(static_cast<size_t>(rank));
-      for (int64_t a = 0; a < rank; ++a) inverse[static_cast<size_t>(perm[a])] = a;
-      std::string moved = fresh(y + "_moved");
-      std::string soft = fresh(y + "_softmax");
-      add_attr(add_node("Transpose", {in(0)}, {moved}), "perm", perm);
-      add_attr(add_node("Softmax", {moved}, {soft}), "axis", rank - 1);
-      add_attr(add_node("Transpose", {soft}, {y}), "perm", inverse);
-      return;
-    }
-    case OpKind::LayerNorm: {
-      auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
-      int64_t axis = attrs.get_int("axis");
-      if (axis < 0) axis += rank;
-      auto epsilon = static_cast<float>(attrs.get_float("epsilon"));
-      if (opset_ >= 17) {
-        NodeProto& ln = add_node("LayerNormalization", {in(0), in(1), in(2)}, {y});
-        add_attr(ln, "axis", axis);
-        add_attr(ln, "epsilon", epsilon);
-        return;
-      }
-      std::vector<int64_t> axes;
-      for (int64_t a = axis; a < rank; ++a) axes.push_back(a);
-      std::string mean = fresh(y + "_mean");
-      std::string centred = fresh(y + "_centred");
-      std::string square = fresh(y + "_square");
-      std::string variance = fresh(y + "_variance");
-      std::string shifted = fresh(y + "_variance_eps");
-      std::string deviation = fresh(y + "_deviation");
-      std::string normal = fresh(y + "_normalized");
-      std::string scaled = fresh(y + "_scaled");
-      NodeProto& m = add_node("ReduceMean", {in(0)}, {mean});
-      add_attr(m, "axes", axes);
-      add_node("Sub", {in(0), mean}, {centred});
-      add_node("Mul", {centred, centred}, {square});
-      NodeProto& v = add_node("ReduceMean", {square}, {variance});
-      add_attr(v, "axes", axes);
-      add_node("Add", {variance, scalar_initializer(epsilon, y + "_epsilon")}, {shifted});
-      add_node("Sqrt", {shifted}, {deviation});
-      add_node("Div", {centred, deviation}, {normal});
-      add_node("Mul", {normal, in(1)}, {scaled});
-      add_node("Add", {scaled, in(2)}, {y});
-      return;
-    }
-    case OpKind::ReduceMean: {
-      const auto& axes = attrs.get_ints("axes");
-      std::vector<std::string> inputs{in(0)};
-      if (opset_ >= 18) inputs.push_back(ints_initializer(axes, y + "_axes"));
-      NodeProto& mean = add_node("ReduceMean", inputs, {y});
-      if (opset_ < 18) add_attr(mean, "axes", axes);
-      add_attr(mean, "keepdims", attrs.get_int("keepdims"));
-      return;
-    }
-    case OpKind::Gelu: {
-      if (opset_ >= 20) {
-        add_node("Gelu", {in(0)}, {y});
-        return;
-      }
-      std::string scaled = fresh(y + "_div_sqrt2");
-      std::string erf = fresh(y + "_erf");
-      std::string shifted = fresh(y + "_erf_plus_1");
-      std::string product = fresh(y + "_times_x");
-      add_node("Div", {in(0), scalar_initializer(std::sqrt(2.0), y + "_sqrt2")}, {scaled});
-      add_node("Erf", {scaled}, {erf});
-      add_node("Add", {erf, scalar_initializer(1.0, y + "_one")}, {shifted});
-      add_node("Mul", {in(0), shifted}, {product});
-      add_node("Mul", {product, scalar_initializer(0.5, y + "_half")}, {y});
-      return;
-    }
-    case OpKind::Clip: {
-      double low = attrs.get_float("min");
-      double high = attrs.get_float("max");
-      std::vector<std::string> inputs{in(0)};
-      bool has_low = low > std::numeric_limits<float>::lowest();
-      bool has_high = high < std::numeric_limits<float>::max();
-      inputs.push_back(has_low ? scalar_initializer(low, y + "_min") : "");
-      if (has_high) inputs.push_back(scalar_initializer(high, y + "_max"));
-      if (!has_high && !has_low) inputs.pop_back();
-      add_node("Clip", inputs, {y});
-      return;
-    }
-    case OpKind::Attention: {
-      std::string scores = fresh(y + "_scores");
-      std::string scaled = fresh(y + "_scaled");
-      std::string weights = fresh(y + "_weights");
-      auto rank = static_cast<int64_t>(dims(node.inputs[0]).size());
-      add_node("MatMul", {in(0), in(1)}, {scores});
-      add_node("Div", {scores, scalar_initializer(attrs.get_float("scale"), y + "_scale")},
-               {scaled});
-      add_attr(add_node("Softmax", {scaled}, {weights}), "axis", rank - 1);
-      add_node("MatMul", {weights, in(2)}, {y});
-      return;
-    }
-    case OpKind::MultiHeadAttention:
-      emit_multi_head_attention(id);
-      return;
-    case OpKind::BiasGelu:
-    case OpKind::FastGelu:
-    case OpKind::QuickGelu: {
-      std::vector<std::string> inputs{in(0)};
-      if (node.op == OpKind::BiasGelu) inputs.push_back(in(1));
-      const char* op_type = node.op == OpKind::BiasGelu   ? "BiasGelu"
-                            : node.op == OpKind::FastGelu ? "FastGelu"
-                                                          : "QuickGelu";
-      NodeProto& gelu = add_node(op_type, inputs, {y});
-      gelu.set_domain(std::string(kMicrosoftDomain));
-      if (node.op == OpKind::QuickGelu) {
-        add_attr(gelu, "alpha", static_cast<float>(attrs.get_float("alpha")));
-      }
-      uses_microsoft_domain_ = true;
-      return;
-    }
-    case OpKind::RMSNorm: {
-      // ONNX Runtime's kernel, in the default domain (as ONNX Runtime declares it).
-      auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
-      int64_t axis = attrs.get_int("axis");
-      if (axis < 0) axis += rank;
-      NodeProto& norm = add_node("SimplifiedLayerNormalization", {in(0), in(1)}, {y});
-      add_attr(norm, "axis", axis);
-      add_attr(norm, "epsilon", static_cast<float>(attrs.get_float("epsilon")));
-      return;
-    }
-    case OpKind::Opaque:
+    case ExportFamily::Opaque:
       emit_opaque(id);
       return;
+    case ExportFamily::Elementwise:
+      emitted = emit_elementwise(id);
+      break;
+    case ExportFamily::ConvOrPool:
+      emitted = emit_conv_or_pool(id);
+      break;
+    case ExportFamily::MatrixProduct:
+      emitted = emit_matrix_product(id);
+      break;
+    case ExportFamily::Layout:
+      emitted = emit_layout(id);
+      break;
+    case ExportFamily::Normalization:
+      emitted = emit_normalization(id);
+      break;
   }
+  if (emitted) return;
   throw Error("cannot export operator " + std::string(ir::to_string(node.op)) + " to ONNX");
-}
-
-// com.microsoft.MultiHeadAttention. Its attention_bias must be (B or 1, N or 1, S, L): a bias
-// that broadcasts along the query or key axis (a padding mask (B, 1, 1, L)) is expanded first.
-void Exporter::emit_multi_head_attention(NodeId id) {
-  const ir::Node& node = graph_.node(id);
-  const std::string& y = names_[id][0];
-  std::vector<std::string> inputs{name_of(node.inputs[0]), name_of(node.inputs[1]),
-                                  name_of(node.inputs[2])};
-  if (node.inputs.size() == 4) {
-    const ir::Dims& q = dims(node.inputs[0]);
-    const ir::Dims& k = dims(node.inputs[1]);
-    ir::Dims bias = dims(node.inputs[3]);
-    while (bias.size() < 4) bias.insert(bias.begin(), 1);
-    const ir::Dims wanted{bias[0], bias[1], q[1], k[1]};
-    std::string bias_name = name_of(node.inputs[3]);
-    if (dims(node.inputs[3]) != wanted) {
-      std::string expanded = fresh(y + "_attention_bias");
-      add_node("Expand", {bias_name, ints_initializer(wanted, y + "_bias_shape")}, {expanded});
-      bias_name = expanded;
-    }
-    inputs.insert(inputs.end(), {"", "", bias_name});
-  }
-  NodeProto& mha = add_node("MultiHeadAttention", inputs, {y});
-  mha.set_domain(std::string(kMicrosoftDomain));
-  add_attr(mha, "num_heads", node.attrs.get_int("num_heads"));
-  add_attr(mha, "scale", static_cast<float>(node.attrs.get_float("scale")));
-  uses_microsoft_domain_ = true;
-}
-
-void Exporter::emit_opaque(NodeId id) {
-  const ir::Node& node = graph_.node(id);
-  OpaqueCapsule capsule = decode_capsule(node.attrs.get_string("onnx_attributes"), node.name());
-  // Outer values the subgraphs read by name (the last IR inputs): visible under that name again.
-  if (capsule.implicit_inputs.size() > node.inputs.size()) {
-    throw Error("opaque node '" + node.name() + "' has fewer inputs than its subgraphs read");
-  }
-  const size_t explicit_inputs = node.inputs.size() - capsule.implicit_inputs.size();
-  for (size_t k = 0; k < capsule.implicit_inputs.size(); ++k) {
-    const std::string& wanted = capsule.implicit_inputs[k];
-    const std::string& have = name_of(node.inputs[explicit_inputs + k]);
-    if (have == wanted) continue;
-    if (taken_.contains(wanted)) {
-      throw Error("cannot export control-flow node '" + node.name() + "': its subgraph reads " +
-                  wanted + ", a name the optimized graph gives another value");
-    }
-    taken_.insert(wanted);
-    add_node("Identity", {have}, {wanted});
-  }
-  std::set<std::string> read_by_subgraphs;
-  if (!capsule.implicit_inputs.empty() || !capsule.constants.empty()) {
-    for (const auto& name : outer_references(capsule.node)) read_by_subgraphs.insert(name);
-  }
-  NodeProto& out = *out_->add_node();
-  out.set_op_type(node.attrs.get_string("op_type"));
-  out.set_domain(node.attrs.get_string("domain"));
-  out.set_name(fresh(names_[id][0] + "/" + out.op_type()));
-  *out.mutable_attribute() = capsule.node.attribute();
-  if (capsule.node.input_size() == 0 && capsule.node.output_size() == 0) {
-    for (size_t k = 0; k < node.inputs.size(); ++k) capsule.node.add_input(kIrValueMarker);
-    for (size_t k = 0; k < node.outputs.size(); ++k) capsule.node.add_output(kIrValueMarker);
-  }
-  std::unordered_map<std::string, std::string> constant_names;
-  for (const auto& constant : capsule.constants) {
-    if (constant.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
-      throw Error("cannot export opaque node '" + node.name() + "': its constant " +
-                  constant.name() + " is past protobuf's 2 GB limit");
-    }
-    std::string bytes = constant.SerializeAsString();
-    std::string name = constant.name();
-    auto it = embedded_.find(name);
-    if (it == embedded_.end() || it->second != bytes) {
-      // A constant this export has not written yet (or a different one of the same name).
-      if (taken_.contains(name)) {
-        if (read_by_subgraphs.contains(name)) {
-          throw Error("cannot export control-flow node '" + node.name() +
-                      "': its subgraph reads constant " + name +
-                      ", a name the optimized graph gives another value");
-        }
-        name = fresh(name);
-      }
-      taken_.insert(name);
-      embedded_[name] = bytes;
-      TensorProto& initializer = *out_->add_initializer();
-      initializer = constant;
-      initializer.set_name(name);
-    }
-    constant_names[constant.name()] = name;
-  }
-  size_t next_input = 0;
-  for (const auto& marker : capsule.node.input()) {
-    if (marker == kIrValueMarker) {
-      if (next_input >= explicit_inputs) {
-        throw Error("opaque node '" + node.name() + "' has fewer inputs than its ONNX node");
-      }
-      out.add_input(name_of(node.inputs[next_input++]));
-    } else if (marker.empty()) {
-      out.add_input("");
-    } else {
-      auto it = constant_names.find(marker);
-      if (it == constant_names.end()) {
-        throw Error("opaque node '" + node.name() + "' refers to a missing constant " + marker);
-      }
-      out.add_input(it->second);
-    }
-  }
-  if (next_input != explicit_inputs) {
-    throw Error("opaque node '" + node.name() + "' has more inputs than its ONNX node");
-  }
-  size_t next_output = 0;
-  for (const auto& marker : capsule.node.output()) {
-    if (marker == kIrValueMarker) {
-      if (next_output >= names_[id].size()) {
-        throw Error("opaque node '" + node.name() + "' has fewer outputs than its ONNX node");
-      }
-      out.add_output(names_[id][next_output++]);
-    } else if (marker.empty()) {
-      out.add_output("");
-    } else {
-      out.add_output(fresh(names_[id][0] + "_unused"));
-    }
-  }
-  if (next_output != names_[id].size()) {
-    throw Error("opaque node '" + node.name() + "' has more outputs than its ONNX node");
-  }
-  // ONNX cannot infer an unknown operator's outputs: their types go into value_info.
-  std::set<std::string> graph_outputs;
-  for (const auto& output : graph_.outputs()) graph_outputs.insert(output.name);
-  for (size_t k = 0; k < names_[id].size(); ++k) {
-    if (!graph_outputs.contains(names_[id][k])) {
-      set_tensor_type(*out_->add_value_info(), names_[id][k], node.outputs[k]);
-    }
-  }
 }
 
 void Exporter::add_outputs() {
@@ -885,8 +472,6 @@ void Exporter::add_outputs() {
     set_tensor_type(*out_->add_output(), output.name, graph_.type(v));
   }
 }
-
-}  // namespace
 
 namespace {
 

@@ -1,0 +1,93 @@
+// IR -> ONNX: 2-D convolution and pooling, with a foldable pad written into their pads.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "onnx/onnx_exporter.h"
+
+namespace saturate::onnx {
+namespace {
+
+std::pair<int64_t, int64_t> same_pads(int64_t size, int64_t out, int64_t kernel, int64_t stride) {
+  int64_t total = std::max<int64_t>((out - 1) * stride + kernel - size, 0);
+  return {total / 2, total - total / 2};
+}
+
+}  // namespace
+
+using ir::NodeId;
+using ir::OpKind;
+using ::onnx::NodeProto;
+
+bool Exporter::emit_conv_or_pool(NodeId id) {
+  const ir::Node& node = graph_.node(id);
+  const ir::Attributes& attrs = node.attrs;
+  const std::string& y = names_[id][0];
+  auto in = [&](size_t k) { return name_of(node.inputs.at(k)); };
+  switch (node.op) {
+    case OpKind::Conv2d: {
+      const ir::Dims& x = dims(node.inputs[0]);
+      const ir::Dims& w = dims(node.inputs[1]);
+      const ir::Dims& out = node.outputs[0].dims;
+      int64_t sh = attrs.get_int("stride_h");
+      int64_t sw = attrs.get_int("stride_w");
+      std::vector<int64_t> pads{0, 0, 0, 0};
+      if (attrs.get_padding() == ir::Padding::Same) {
+        auto [top, bottom] = same_pads(x[2], out[2], w[2], sh);
+        auto [left, right] = same_pads(x[3], out[3], w[3], sw);
+        pads = {top, left, bottom, right};
+      }
+      std::string source = in(0);
+      if (auto pad = foldable_pad(id)) {
+        const auto& p = graph_.node(*pad).attrs.get_ints("pads");
+        pads = {pads[0] + p[2], pads[1] + p[3], pads[2] + p[6], pads[3] + p[7]};
+        source = name_of(graph_.node(*pad).inputs[0]);
+      }
+      std::string pre = pre_activation(id);
+      NodeProto& conv = add_node("Conv", {source, in(1)}, {pre});
+      add_attr(conv, "kernel_shape", std::vector<int64_t>{w[2], w[3]});
+      add_attr(conv, "strides", std::vector<int64_t>{sh, sw});
+      add_attr(conv, "pads", pads);
+      add_attr(conv, "group", x[1] / w[1]);
+      emit_activation(pre, y, attrs.get_activation());
+      return true;
+    }
+    case OpKind::PoolMax:
+    case OpKind::PoolAvg: {
+      const ir::Dims& x = dims(node.inputs[0]);
+      const ir::Dims& out = node.outputs[0].dims;
+      int64_t kh = attrs.get_int("kernel_h");
+      int64_t kw = attrs.get_int("kernel_w");
+      int64_t sh = attrs.get_int("stride_h");
+      int64_t sw = attrs.get_int("stride_w");
+      std::vector<int64_t> pads{0, 0, 0, 0};
+      if (attrs.get_padding() == ir::Padding::Same) {
+        auto [top, bottom] = same_pads(x[2], out[2], kh, sh);
+        auto [left, right] = same_pads(x[3], out[3], kw, sw);
+        pads = {top, left, bottom, right};
+      }
+      std::string source = in(0);
+      bool count_padding = false;
+      if (auto pad = foldable_pad(id)) {
+        const auto& p = graph_.node(*pad).attrs.get_ints("pads");
+        pads = {p[2], p[3], p[6], p[7]};
+        source = name_of(graph_.node(*pad).inputs[0]);
+        count_padding = true;
+      }
+      std::string pre = pre_activation(id);
+      NodeProto& pool =
+          add_node(node.op == OpKind::PoolMax ? "MaxPool" : "AveragePool", {source}, {pre});
+      add_attr(pool, "kernel_shape", std::vector<int64_t>{kh, kw});
+      add_attr(pool, "strides", std::vector<int64_t>{sh, sw});
+      add_attr(pool, "pads", pads);
+      if (node.op == OpKind::PoolAvg) add_attr(pool, "count_include_pad", int64_t{count_padding});
+      emit_activation(pre, y, attrs.get_activation());
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace saturate::onnx

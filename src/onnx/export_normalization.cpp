@@ -1,0 +1,150 @@
+// IR -> ONNX: softmax, normalizations (BatchNormalization, LayerNormalization, ONNX Runtime's
+// RMSNorm), ReduceMean and attention.
+#include <string>
+#include <vector>
+
+#include "onnx/onnx_exporter.h"
+
+namespace saturate::onnx {
+
+using ir::NodeId;
+using ir::OpKind;
+using ::onnx::NodeProto;
+
+bool Exporter::emit_normalization(NodeId id) {
+  const ir::Node& node = graph_.node(id);
+  const ir::Attributes& attrs = node.attrs;
+  const std::string& y = names_[id][0];
+  auto in = [&](size_t k) { return name_of(node.inputs.at(k)); };
+  switch (node.op) {
+    case OpKind::BatchNorm: {
+      NodeProto& bn = add_node("BatchNormalization", {in(0), in(1), in(2), in(3), in(4)}, {y});
+      add_attr(bn, "epsilon", static_cast<float>(attrs.get_float("epsilon")));
+      return true;
+    }
+    case OpKind::Softmax: {
+      auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
+      int64_t axis = attrs.get_int("axis");
+      if (axis < 0) axis += rank;
+      if (opset_ >= 13 || axis == rank - 1) {
+        NodeProto& softmax = add_node("Softmax", {in(0)}, {y});
+        add_attr(softmax, "axis", axis);
+        return true;
+      }
+      // Before opset 13 Softmax works on the flattened trailing axes: move the axis last.
+      std::vector<int64_t> perm;
+      for (int64_t a = 0; a < rank; ++a) {
+        if (a != axis) perm.push_back(a);
+      }
+      perm.push_back(axis);
+      std::vector<int64_t> inverse(static_cast<size_t>(rank));
+      for (int64_t a = 0; a < rank; ++a) inverse[static_cast<size_t>(perm[a])] = a;
+      std::string moved = fresh(y + "_moved");
+      std::string soft = fresh(y + "_softmax");
+      add_attr(add_node("Transpose", {in(0)}, {moved}), "perm", perm);
+      add_attr(add_node("Softmax", {moved}, {soft}), "axis", rank - 1);
+      add_attr(add_node("Transpose", {soft}, {y}), "perm", inverse);
+      return true;
+    }
+    case OpKind::LayerNorm: {
+      auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
+      int64_t axis = attrs.get_int("axis");
+      if (axis < 0) axis += rank;
+      auto epsilon = static_cast<float>(attrs.get_float("epsilon"));
+      if (opset_ >= 17) {
+        NodeProto& ln = add_node("LayerNormalization", {in(0), in(1), in(2)}, {y});
+        add_attr(ln, "axis", axis);
+        add_attr(ln, "epsilon", epsilon);
+        return true;
+      }
+      std::vector<int64_t> axes;
+      for (int64_t a = axis; a < rank; ++a) axes.push_back(a);
+      std::string mean = fresh(y + "_mean");
+      std::string centred = fresh(y + "_centred");
+      std::string square = fresh(y + "_square");
+      std::string variance = fresh(y + "_variance");
+      std::string shifted = fresh(y + "_variance_eps");
+      std::string deviation = fresh(y + "_deviation");
+      std::string normal = fresh(y + "_normalized");
+      std::string scaled = fresh(y + "_scaled");
+      NodeProto& m = add_node("ReduceMean", {in(0)}, {mean});
+      add_attr(m, "axes", axes);
+      add_node("Sub", {in(0), mean}, {centred});
+      add_node("Mul", {centred, centred}, {square});
+      NodeProto& v = add_node("ReduceMean", {square}, {variance});
+      add_attr(v, "axes", axes);
+      add_node("Add", {variance, scalar_initializer(epsilon, y + "_epsilon")}, {shifted});
+      add_node("Sqrt", {shifted}, {deviation});
+      add_node("Div", {centred, deviation}, {normal});
+      add_node("Mul", {normal, in(1)}, {scaled});
+      add_node("Add", {scaled, in(2)}, {y});
+      return true;
+    }
+    case OpKind::ReduceMean: {
+      const auto& axes = attrs.get_ints("axes");
+      std::vector<std::string> inputs{in(0)};
+      if (opset_ >= 18) inputs.push_back(ints_initializer(axes, y + "_axes"));
+      NodeProto& mean = add_node("ReduceMean", inputs, {y});
+      if (opset_ < 18) add_attr(mean, "axes", axes);
+      add_attr(mean, "keepdims", attrs.get_int("keepdims"));
+      return true;
+    }
+    case OpKind::Attention: {
+      std::string scores = fresh(y + "_scores");
+      std::string scaled = fresh(y + "_scaled");
+      std::string weights = fresh(y + "_weights");
+      auto rank = static_cast<int64_t>(dims(node.inputs[0]).size());
+      add_node("MatMul", {in(0), in(1)}, {scores});
+      add_node("Div", {scores, scalar_initializer(attrs.get_float("scale"), y + "_scale")},
+               {scaled});
+      add_attr(add_node("Softmax", {scaled}, {weights}), "axis", rank - 1);
+      add_node("MatMul", {weights, in(2)}, {y});
+      return true;
+    }
+    case OpKind::MultiHeadAttention:
+      emit_multi_head_attention(id);
+      return true;
+    case OpKind::RMSNorm: {
+      // ONNX Runtime's kernel, in the default domain (as ONNX Runtime declares it).
+      auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
+      int64_t axis = attrs.get_int("axis");
+      if (axis < 0) axis += rank;
+      NodeProto& norm = add_node("SimplifiedLayerNormalization", {in(0), in(1)}, {y});
+      add_attr(norm, "axis", axis);
+      add_attr(norm, "epsilon", static_cast<float>(attrs.get_float("epsilon")));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// com.microsoft.MultiHeadAttention. Its attention_bias must be (B or 1, N or 1, S, L): a bias
+// that broadcasts along the query or key axis (a padding mask (B, 1, 1, L)) is expanded first.
+void Exporter::emit_multi_head_attention(NodeId id) {
+  const ir::Node& node = graph_.node(id);
+  const std::string& y = names_[id][0];
+  std::vector<std::string> inputs{name_of(node.inputs[0]), name_of(node.inputs[1]),
+                                  name_of(node.inputs[2])};
+  if (node.inputs.size() == 4) {
+    const ir::Dims& q = dims(node.inputs[0]);
+    const ir::Dims& k = dims(node.inputs[1]);
+    ir::Dims bias = dims(node.inputs[3]);
+    while (bias.size() < 4) bias.insert(bias.begin(), 1);
+    const ir::Dims wanted{bias[0], bias[1], q[1], k[1]};
+    std::string bias_name = name_of(node.inputs[3]);
+    if (dims(node.inputs[3]) != wanted) {
+      std::string expanded = fresh(y + "_attention_bias");
+      add_node("Expand", {bias_name, ints_initializer(wanted, y + "_bias_shape")}, {expanded});
+      bias_name = expanded;
+    }
+    inputs.insert(inputs.end(), {"", "", bias_name});
+  }
+  NodeProto& mha = add_node("MultiHeadAttention", inputs, {y});
+  mha.set_domain(std::string(kMicrosoftDomain));
+  add_attr(mha, "num_heads", node.attrs.get_int("num_heads"));
+  add_attr(mha, "scale", static_cast<float>(node.attrs.get_float("scale")));
+  uses_microsoft_domain_ = true;
+}
+
+}  // namespace saturate::onnx

@@ -1,0 +1,159 @@
+// ONNX -> IR: layout and shape (Concat, Split, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
+// Pad).
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "onnx/node_attributes.h"
+#include "onnx/onnx_importer.h"
+
+namespace saturate::onnx {
+
+using ir::OpKind;
+using ir::ValueRef;
+using ::onnx::NodeProto;
+
+bool Importer::import_layout(const NodeProto& node) {
+  const std::string& op = node.op_type();
+  auto out = [&](int k = 0) -> const std::string& { return node.output(k); };
+  if (op == "Concat") {
+    std::vector<ValueRef> inputs;
+    for (int k = 0; k < node.input_size(); ++k) inputs.push_back(input(node, k));
+    require(!inputs.empty());
+    int64_t axis =
+        normalize_axis(attr_int(node, "axis", 0), static_cast<int64_t>(dims(inputs[0]).size()));
+    add(OpKind::Concat, inputs, {{"axis", axis}}, out());
+    return true;
+  }
+  if (op == "Split") {
+    import_split(node);
+    return true;
+  }
+  if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
+    import_reshape_like(node);
+    return true;
+  }
+  if (op == "Transpose") {
+    ValueRef x = input(node, 0);
+    auto rank = static_cast<int64_t>(dims(x).size());
+    std::vector<int64_t> perm;
+    for (int64_t a = rank - 1; a >= 0; --a) perm.push_back(a);
+    perm = attr_ints(node, "perm").value_or(perm);
+    add(OpKind::Transpose, {x}, {{"perm", perm}}, out());
+    return true;
+  }
+  if (op == "Pad") {
+    ValueRef x = input(node, 0);
+    require(attr_string(node, "mode", "constant") == "constant");
+    require(!has_input(node, 3));  // axes (opset 18)
+    if (has_input(node, 2)) require(constant_scalar(node, 2) == 0.0);
+    auto pads = constant_ints(node, 1);
+    require(pads && pads->size() == 2 * dims(x).size());
+    for (int64_t p : *pads) require(p >= 0);
+    add(OpKind::Pad, {x}, {{"pads", *pads}}, out());
+    return true;
+  }
+  return false;
+}
+
+void Importer::import_split(const NodeProto& node) {
+  ValueRef x = input(node, 0);
+  auto rank = static_cast<int64_t>(dims(x).size());
+  int64_t axis = normalize_axis(attr_int(node, "axis", 0), rank);
+  int64_t size = dims(x)[static_cast<size_t>(axis)];
+  int64_t parts = node.output_size();
+  std::optional<std::vector<int64_t>> sizes =
+      result_.opset >= 13 ? constant_ints(node, 1) : attr_ints(node, "split");
+  if (!sizes) {
+    int64_t count = result_.opset >= 18 ? attr_int(node, "num_outputs", parts) : parts;
+    require(count == parts && count > 0);
+    int64_t chunk = (size + count - 1) / count;
+    sizes = std::vector<int64_t>{};
+    for (int64_t k = 0; k < count; ++k) sizes->push_back(std::min(chunk, size - k * chunk));
+  }
+  require(static_cast<int64_t>(sizes->size()) == parts);
+  std::vector<std::string> names;
+  for (int k = 0; k < node.output_size(); ++k) {
+    require(!node.output(k).empty());
+    names.push_back(node.output(k));
+  }
+  ir::NodeId id = graph().add_node(OpKind::Split, {x}, {{"axis", axis}, {"sizes", *sizes}}, names);
+  for (size_t k = 0; k < names.size(); ++k) values_[names[k]] = {id, static_cast<uint32_t>(k)};
+}
+
+void Importer::import_reshape_like(const NodeProto& node) {
+  const std::string& op = node.op_type();
+  ValueRef x = input(node, 0);
+  const ir::Dims& in = dims(x);
+  auto rank = static_cast<int64_t>(in.size());
+  ir::Dims shape;
+  if (op == "Reshape") {
+    auto target = constant_ints(node, 1);
+    require(target.has_value());
+    bool allow_zero = attr_int(node, "allowzero", 0) == 1;
+    shape = *target;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == 0) {
+        require(!allow_zero && i < in.size());
+        shape[i] = in[i];
+      }
+    }
+    int64_t known = 1;
+    int inferred = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) {
+        require(inferred < 0);
+        inferred = static_cast<int>(i);
+      } else {
+        require(shape[i] > 0);
+        known *= shape[i];
+      }
+    }
+    int64_t total = graph().type(x).num_elements();
+    if (inferred >= 0) {
+      require(known > 0 && total % known == 0);
+      shape[static_cast<size_t>(inferred)] = total / known;
+    }
+  } else if (op == "Flatten") {
+    int64_t axis = attr_int(node, "axis", 1);
+    require(axis >= -rank && axis <= rank);
+    if (axis < 0) axis += rank;
+    int64_t outer = 1;
+    int64_t inner = 1;
+    for (int64_t a = 0; a < rank; ++a) (a < axis ? outer : inner) *= in[static_cast<size_t>(a)];
+    shape = {outer, inner};
+  } else if (op == "Squeeze") {
+    auto axes = result_.opset >= 13 ? constant_ints(node, 1) : attr_ints(node, "axes");
+    std::vector<bool> drop(in.size(), false);
+    if (!axes) {
+      for (size_t a = 0; a < in.size(); ++a) drop[a] = in[a] == 1;
+    } else {
+      for (int64_t a : *axes) {
+        int64_t axis = normalize_axis(a, rank);
+        require(in[static_cast<size_t>(axis)] == 1);
+        drop[static_cast<size_t>(axis)] = true;
+      }
+    }
+    for (size_t a = 0; a < in.size(); ++a) {
+      if (!drop[a]) shape.push_back(in[a]);
+    }
+  } else {  // Unsqueeze
+    auto axes = result_.opset >= 13 ? constant_ints(node, 1) : attr_ints(node, "axes");
+    require(axes.has_value());
+    int64_t out_rank = rank + static_cast<int64_t>(axes->size());
+    std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
+    for (int64_t a : *axes) {
+      int64_t axis = normalize_axis(a, out_rank);
+      require(!inserted[static_cast<size_t>(axis)]);
+      inserted[static_cast<size_t>(axis)] = true;
+    }
+    size_t next = 0;
+    for (int64_t a = 0; a < out_rank; ++a) {
+      shape.push_back(inserted[static_cast<size_t>(a)] ? 1 : in[next++]);
+    }
+  }
+  reshape(x, shape, node.output(0));
+}
+
+}  // namespace saturate::onnx

@@ -1,0 +1,112 @@
+#pragma once
+
+// The exporter behind export_onnx and write_onnx (private to src/onnx, not installed). The
+// model writer lives in onnx_export.cpp, opaque nodes in export_opaque.cpp, and the operator
+// mappings in one file per family (export_elementwise.cpp, export_normalization.cpp,
+// export_conv_pool.cpp, export_matrix_product.cpp, export_layout.cpp).
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/graph.h"
+#include "onnx/external_data_writer.h"
+#include "onnx/onnx_model.h"
+#include "runtime/interpreter.h"
+
+namespace saturate::onnx {
+
+inline constexpr int64_t kDefaultOpset = 17;
+// ONNX Runtime's contrib operators (MultiHeadAttention, ...).
+inline constexpr std::string_view kMicrosoftDomain = "com.microsoft";
+
+void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
+                     const ir::TensorType& type);
+
+void add_attr(::onnx::NodeProto& node, const std::string& name, int64_t value);
+void add_attr(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
+void add_attr(::onnx::NodeProto& node, const std::string& name, float value);
+
+class Exporter {
+ public:
+  // With `external`, initializers of kExternalDataThreshold bytes or more go to that file.
+  Exporter(const ir::Graph& graph, const OnnxModel& source, ExternalDataWriter* external = nullptr)
+      : graph_(graph), source_(source), external_(external) {}
+  ::onnx::ModelProto run();
+
+ private:
+  void choose_opset();
+  void analyse();
+  void assign_names();
+  void add_inputs();
+  void emit(ir::NodeId id);
+  void emit_initializer(ir::NodeId id);
+  void emit_opaque(ir::NodeId id);
+  void add_outputs();
+
+  // One per operator family, asked in turn by emit: each returns false for an operator outside
+  // its family, and true once it has written the node.
+  // An operator the registry maps to one ONNX node (ir::onnx_operator); false otherwise.
+  bool emit_one_node(ir::NodeId id);
+  bool emit_elementwise(ir::NodeId id);
+  bool emit_normalization(ir::NodeId id);
+  bool emit_conv_or_pool(ir::NodeId id);
+  bool emit_matrix_product(ir::NodeId id);
+  bool emit_layout(ir::NodeId id);
+
+  // Names.
+  std::string fresh(const std::string& base);
+  const std::string& name_of(ir::ValueRef value) const {
+    ir::ValueRef v = resolve(value);
+    return names_.at(v.node).at(v.output);
+  }
+  // A node that writes nothing: noop, and a reshape to its input's own shape (fusions that
+  // keep a value's shape, and SDPA's reshapes to the same 4-d shape, leave them).
+  bool is_alias(const ir::Node& node) const {
+    return node.op == ir::OpKind::Noop ||
+           (node.op == ir::OpKind::Reshape && node.outputs[0].dims == dims(node.inputs[0]));
+  }
+  ir::ValueRef resolve(ir::ValueRef value) const {
+    while (is_alias(graph_.node(value.node))) value = graph_.node(value.node).inputs[0];
+    return value;
+  }
+  const ir::Dims& dims(ir::ValueRef value) const { return graph_.type(value).dims; }
+
+  // Emission helpers.
+  ::onnx::NodeProto& add_node(const std::string& op_type, std::vector<std::string> inputs,
+                              std::vector<std::string> outputs);
+  std::string ints_initializer(const std::vector<int64_t>& values, const std::string& base);
+  std::string scalar_initializer(double value, const std::string& base);
+  // The name a node with a fused activation writes before it: its own output without one.
+  std::string pre_activation(ir::NodeId id);
+  void emit_activation(const std::string& pre, const std::string& out, ir::Activation activation);
+  void emit_multi_head_attention(ir::NodeId id);
+
+  // A pad that the consuming conv or average pool folds into its own pads.
+  std::optional<ir::NodeId> foldable_pad(ir::NodeId consumer) const;
+  runtime::Tensor value_of(ir::ValueRef value);
+  const std::vector<float>& weight_data(const ir::Node& node) const;
+
+  const ir::Graph& graph_;
+  const OnnxModel& source_;
+  ExternalDataWriter* external_ = nullptr;
+  ::onnx::ModelProto model_;
+  ::onnx::GraphProto* out_ = nullptr;
+  int64_t opset_ = kDefaultOpset;
+  bool uses_microsoft_domain_ = false;  // a contrib operator was written
+  std::vector<bool> needed_;
+  std::vector<bool> known_;         // computed from weights and constants only
+  std::vector<bool> materialized_;  // a known value the emitted graph reads
+  std::vector<bool> emitted_pad_;   // pads that stay as ONNX Pad nodes
+  std::vector<std::vector<std::string>> names_;
+  std::set<std::string> taken_;
+  std::unordered_map<std::string, std::string> embedded_;  // embedded constant -> its bytes
+  std::unordered_map<ir::NodeId, std::vector<runtime::Tensor>> folded_;
+};
+
+}  // namespace saturate::onnx
