@@ -76,7 +76,8 @@ GraphRoot add_graph(TensorEGraph& egraph, const ir::Graph& graph) {
       values[id].push_back(rest);
       continue;
     }
-    EClassId result = add_operator(egraph, language_op_for(node.op), node.attrs, inputs);
+    EClassId result =
+        add_operator(egraph, language_op_for(node.op, inputs.size()), node.attrs, inputs);
     if (node.outputs.size() > 1) {
       // A multi-output (opaque) operator's class is a tuple; each output is a projection.
       for (size_t k = 0; k < node.outputs.size(); ++k) {

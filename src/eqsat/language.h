@@ -43,10 +43,16 @@ struct LanguageOp {
 // The operators rules may use: every non-leaf IR operator, plus TENSAT's binary "split" (at
 // the last recorded concat boundary, producing a tuple) and its projections split_0/split_1.
 // An IR split with explicit sizes becomes a chain of binary splits.
+// An operator with optional inputs has one form per input count under one name (most inputs
+// first); `find_language_op(name)` is the form with all of them.
 const LanguageOp* find_language_op(std::string_view name);
+// The form of `name` that takes `arity` arguments (tensors and attributes), if any.
+const LanguageOp* find_language_op(std::string_view name, size_t arity);
+std::vector<const LanguageOp*> language_op_forms(std::string_view name);
 const std::vector<LanguageOp>& language_ops();
-// The language op an IR operator maps to.
+// The language op an IR operator maps to: with all its inputs, or with `tensors` of them.
 const LanguageOp& language_op_for(ir::OpKind op);
+const LanguageOp& language_op_for(ir::OpKind op, size_t tensors);
 // Split projections and output projections: they select a value, they compute nothing.
 inline bool is_projection(const LanguageOp& op) {
   return op.kind == LanguageOpKind::SplitProjection || op.kind == LanguageOpKind::OutputProjection;

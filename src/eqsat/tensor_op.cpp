@@ -127,10 +127,8 @@ std::string TensorOp::to_string() const {
 }
 
 std::optional<TensorOp> TensorOp::parse(std::string_view text, std::size_t arity) {
-  if (const LanguageOp* op = find_language_op(text)) {
-    size_t slots = op->node_slots.size();
-    bool fits = op->variadic_tensors ? arity >= slots : arity == slots;
-    if (fits) return of(*op);
+  if (find_language_op(text) != nullptr) {
+    if (const LanguageOp* op = find_language_op(text, arity)) return of(*op);
     return std::nullopt;
   }
   if (arity == 0) {

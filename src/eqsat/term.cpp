@@ -22,19 +22,31 @@ Term parse_apply(const SExpr& expr) {
       expr.items[0].kind != SExpr::Kind::Symbol) {
     fail(expr, "expected an operator application (OP ARGS...), got " + expr.describe());
   }
-  const LanguageOp* op = find_language_op(expr.items[0].text);
-  if (op == nullptr) fail(expr.items[0], "unknown operator '" + expr.items[0].text + "'");
+  std::vector<const LanguageOp*> forms = language_op_forms(expr.items[0].text);
+  if (forms.empty()) fail(expr.items[0], "unknown operator '" + expr.items[0].text + "'");
   size_t given = expr.items.size() - 1;
-  size_t slots = op->slots.size();
-  bool arity_ok = op->variadic_tensors ? given >= slots : given == slots;
-  if (!arity_ok) {
-    std::string layout;
-    for (const Slot& slot : op->slots) layout += " " + slot.name;
-    if (op->variadic_tensors) layout += "...";
-    fail(expr, "'" + op->name + "' takes " + std::string(op->variadic_tensors ? "at least " : "") +
-                   std::to_string(slots) + " arguments (" + op->name + layout + "), got " +
-                   std::to_string(given));
+  const LanguageOp* op = nullptr;
+  for (const LanguageOp* form : forms) {
+    size_t slots = form->slots.size();
+    if (form->variadic_tensors ? given >= slots : given == slots) {
+      op = form;
+      break;
+    }
   }
+  if (op == nullptr) {
+    std::string layouts;
+    for (const LanguageOp* form : forms) {
+      std::string layout = "(" + form->name;
+      for (const Slot& slot : form->slots) layout += " " + slot.name;
+      if (form->variadic_tensors) layout += "...";
+      layouts += (layouts.empty() ? "" : " or ") + layout + ")";
+    }
+    fail(expr, "'" + forms.front()->name + "' takes " +
+                   std::string(forms.front()->variadic_tensors ? "at least " : "") +
+                   std::to_string(forms.front()->slots.size()) + " arguments " + layouts +
+                   ", got " + std::to_string(given));
+  }
+  size_t slots = op->slots.size();
   Term term{Term::Kind::Apply, op, "", {}, ir::AttrKind::Int, {}, expr.location};
   for (size_t i = 0; i < given; ++i) {
     term.args.push_back(parse_slot(expr.items[i + 1], op->slots[std::min(i, slots - 1)]));

@@ -112,7 +112,7 @@ class TermBuilder {
       given.set(attr.name, *converted);
     }
     ir::Attributes attrs = ir::complete_attributes(info, given);
-    const eqsat::LanguageOp& op = eqsat::language_op_for(kind);
+    const eqsat::LanguageOp& op = eqsat::language_op_for(kind, term.args.size());
     eqsat::Term result;
     result.kind = eqsat::Term::Kind::Apply;
     result.op = &op;
