@@ -21,6 +21,10 @@ The spellings covered, one alternate each:
 - the head merge: Transpose (0, 2, 1, 3) then Reshape (B, S, D) or (B*S, D), with or without
   SDPA's Reshape to the same 4-d shape before the transpose.
 
+Sequence-first attention (nn.MultiheadAttention, torchvision's ViT: q, k, v of shape (S, B, D),
+heads split through (S, B*N, H) and (B*N, S, H), merged with Transpose (2, 0, 1, 3)) fuses the
+same way, with q, k, v transposed to (B, S, D) for the kernel and its output transposed back.
+
 The replacement is the fused output reshaped to the matched value's shape (export writes no
 node for a reshape to the same shape).
 
@@ -334,6 +338,144 @@ def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
     v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=y.shape)
     return MultiHeadAttention(q, k, v, m, num_heads=qh.shape[1], scale=c.attrs.value)
 
+
+# ---- sequence-first attention -----------------------------------------------------------------
+# nn.MultiheadAttention (torchvision's ViT, nn.Transformer* layers) works on (S, B, D): heads are
+# split as view(S, B*N, H).transpose(0, 1) then viewed as (B, N, S, H) for SDPA, and merged back
+# with permute(2, 0, 1, 3).view(S*B, D). Both exporters write the key's transpose as for BERT
+# (a swap of the last two axes, or through the (B*N, H, L) tensor). The replacement turns q, k, v
+# into (B, S, D) for the fused kernel and its output back into (S, B, D); with B = 1 (ViT
+# inference) those transposes move no data.
+@pattern
+def SeqFirstFlatHeads(x, r):
+    """(S, B, D) -> (B*N, S, H). r's middle axis must be a multiple of B so that each row of D
+    splits into whole heads."""
+    assert r <= Reshape(x)
+    assert x.shape.rank == 3 and r.shape.rank == 3
+    assert r.shape[0] == x.shape[0] and r.shape[1] % x.shape[1] == 0
+    assert r.shape[1] * r.shape[2] == x.shape[1] * x.shape[2]
+    return Transpose(r, perm=[1, 0, 2])
+
+
+@pattern
+def SeqFirstHeads(x, r):
+    """(S, B, D) -> (B, N, S, H)."""
+    f = var()
+    assert f <= Reshape(SeqFirstFlatHeads(x, r))
+    assert f.shape.rank == 4 and f.shape[0] == x.shape[1] and f.shape[2] == x.shape[0]
+    assert f.shape[0] * f.shape[1] == r.shape[1] and f.shape[3] == r.shape[2]
+    return f
+
+
+@pattern
+def SeqFirstKeysTransposed(k, r):
+    """(L, B, D) -> (B, N, H, L): the heads, then a swap of the last two axes (TorchScript)."""
+    return Transpose(SeqFirstHeads(k, r), perm=[0, 1, 3, 2])
+
+
+@pattern
+def SeqFirstKeysTransposed(k, r):  # noqa: F811 - dynamo: (B*N, L, H) -> (B*N, H, L) -> 4-d
+    t = var()
+    assert t <= Reshape(Transpose(SeqFirstFlatHeads(k, r), perm=[0, 2, 1]))
+    assert t.shape.rank == 4 and t.shape[0] == k.shape[1] and t.shape[3] == k.shape[0]
+    assert t.shape[0] * t.shape[1] == r.shape[1] and t.shape[2] == r.shape[2]
+    return t
+
+
+@pattern
+def SeqFirstMergeHeads(o, y):
+    """(B, N, S, H) -> (S, B, N, H) -> (S*B, D) or (S, B, D): each row of y is one position of
+    one batch element, whole."""
+    assert y <= Reshape(Transpose(o, perm=[2, 0, 1, 3]))
+    assert o.shape.rank == 4 and y.shape[-1] == o.shape[1] * o.shape[3]
+    return y
+
+
+@pattern
+def SeqFirstAttentionSplitScale(y, q, k, v, qr, kr, vr, c, c2):
+    scores = MatMul(Mul(SeqFirstHeads(q, qr), c), Mul(SeqFirstKeysTransposed(k, kr), c2),
+                    activation="none")
+    probs = NanGuard(KeySoftmax(scores))
+    return SeqFirstMergeHeads(MatMul(probs, SeqFirstHeads(v, vr), activation="none"), y)
+
+
+@pattern
+def MaskedSeqFirstAttentionSplitScale(y, q, k, v, qr, kr, vr, c, c2, m):
+    scores = MatMul(Mul(SeqFirstHeads(q, qr), c), Mul(SeqFirstKeysTransposed(k, kr), c2),
+                    activation="none")
+    probs = NanGuard(KeySoftmax(Plus(scores, m)))
+    return SeqFirstMergeHeads(MatMul(probs, SeqFirstHeads(v, vr), activation="none"), y)
+
+
+@pattern
+def SeqFirstAttentionMulScale(y, q, k, v, qr, kr, vr, c):
+    scores = Mul(MatMul(SeqFirstHeads(q, qr), SeqFirstKeysTransposed(k, kr), activation="none"),
+                 c)
+    probs = NanGuard(KeySoftmax(scores))
+    return SeqFirstMergeHeads(MatMul(probs, SeqFirstHeads(v, vr), activation="none"), y)
+
+
+@pattern
+def MaskedSeqFirstAttentionMulScale(y, q, k, v, qr, kr, vr, c, m):
+    scores = Mul(MatMul(SeqFirstHeads(q, qr), SeqFirstKeysTransposed(k, kr), activation="none"),
+                 c)
+    probs = NanGuard(KeySoftmax(Plus(scores, m)))
+    return SeqFirstMergeHeads(MatMul(probs, SeqFirstHeads(v, vr), activation="none"), y)
+
+
+def seq_first_attention(y, q, k, v, qr, scale, m=None):
+    """MultiHeadAttention on (B, S, D) views of the sequence-first q, k, v, its output back in
+    y's shape. A plain helper (not a pattern): the rules below call it while they are traced."""
+    inputs = [Transpose(q, perm=[1, 0, 2]), Transpose(k, perm=[1, 0, 2]),
+              Transpose(v, perm=[1, 0, 2])]
+    if m is not None:
+        inputs.append(m)
+    fused = MultiHeadAttention(*inputs, num_heads=qr.shape[1] // q.shape[1], scale=scale)
+    return Reshape(Transpose(fused, perm=[1, 0, 2]), shape=y.shape)
+
+
+@rule(SeqFirstAttentionSplitScale)
+def fuse_seq_first_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
+    assert q.shape[1] == k.shape[1] and q.shape[1] == v.shape[1] and k.shape[0] == v.shape[0]
+    assert qr.shape[1] == kr.shape[1] and qr.shape[1] == vr.shape[1]
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    return seq_first_attention(y, q, k, v, qr, c.attrs.value * c2.attrs.value)
+
+
+@rule(MaskedSeqFirstAttentionSplitScale)
+def fuse_masked_seq_first_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2, m):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
+    assert q.shape[1] == k.shape[1] and q.shape[1] == v.shape[1] and k.shape[0] == v.shape[0]
+    assert qr.shape[1] == kr.shape[1] and qr.shape[1] == vr.shape[1]
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[1])
+    assert m.shape[1] in (1, qr.shape[1] // q.shape[1])
+    assert m.shape[2] in (1, q.shape[0]) and m.shape[3] == k.shape[0]
+    return seq_first_attention(y, q, k, v, qr, c.attrs.value * c2.attrs.value, m)
+
+
+@rule(SeqFirstAttentionMulScale)
+def fuse_seq_first_attention_mul_scale(y, q, k, v, qr, kr, vr, c):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert q.shape[1] == k.shape[1] and q.shape[1] == v.shape[1] and k.shape[0] == v.shape[0]
+    assert qr.shape[1] == kr.shape[1] and qr.shape[1] == vr.shape[1]
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    return seq_first_attention(y, q, k, v, qr, c.attrs.value)
+
+
+@rule(MaskedSeqFirstAttentionMulScale)
+def fuse_masked_seq_first_attention_mul_scale(y, q, k, v, qr, kr, vr, c, m):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert q.shape[1] == k.shape[1] and q.shape[1] == v.shape[1] and k.shape[0] == v.shape[0]
+    assert qr.shape[1] == kr.shape[1] and qr.shape[1] == vr.shape[1]
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[1])
+    assert m.shape[1] in (1, qr.shape[1] // q.shape[1])
+    assert m.shape[2] in (1, q.shape[0]) and m.shape[3] == k.shape[0]
+    return seq_first_attention(y, q, k, v, qr, c.attrs.value, m)
 
 
 # ---- RMSNorm ----------------------------------------------------------------------------------

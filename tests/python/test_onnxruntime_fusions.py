@@ -168,6 +168,59 @@ def test_a_reshape_that_is_not_a_head_split_does_not_fuse(saturate, library, tmp
     assert greedy_applications(saturate, library, graph, tmp_path) == 0
 
 
+def seq_first_graph(key_spelling, batch=2, length=5, heads=3, size=4, mask=None, merge="flat"):
+    """nn.MultiheadAttention's attention on (S, B, D) as the exporters write it (ViT)."""
+    hidden, flat = heads * size, batch * heads
+    text = "(graph seq_first\n"
+    for name in "qkv":
+        text += f"  (node {name} (input :shape [{length} {batch} {hidden}]))\n"
+        text += (f"  (node {name}r (reshape {name} :shape [{length} {flat} {size}]))\n"
+                 f"  (node {name}f (transpose {name}r :perm [1 0 2]))\n")
+    if mask is not None:
+        text += f"  (node m (input :shape [{' '.join(map(str, mask))}]))\n"
+    text += (f"  (node qh (reshape qf :shape [{batch} {heads} {length} {size}]))\n"
+             f"  (node vh (reshape vf :shape [{batch} {heads} {length} {size}]))\n")
+    if key_spelling == "dynamo":
+        text += ("  (node kft (transpose kf :perm [0 2 1]))\n"
+                 f"  (node kt (reshape kft :shape [{batch} {heads} {size} {length}]))\n")
+    else:
+        text += (f"  (node kh (reshape kf :shape [{batch} {heads} {length} {size}]))\n"
+                 "  (node kt (transpose kh :perm [0 1 3 2]))\n")
+    root = size ** -0.25
+    text += (f"  (node c1 (constant :shape [1] :value {root!r}))\n"
+             f"  (node c2 (constant :shape [1] :value {root!r}))\n"
+             "  (node qs (mul qh c1))\n  (node ks (mul kt c2))\n  (node s (matmul qs ks))\n")
+    scores = "s"
+    if mask is not None:
+        text += "  (node sm (add s m))\n"
+        scores = "sm"
+    shape = f"[{length * batch} {hidden}]" if merge == "flat" else f"[{length} {batch} {hidden}]"
+    text += (f"  (node w (softmax {scores} :axis 3))\n  (node o (matmul w vh))\n"
+             "  (node ot (transpose o :perm [2 0 1 3]))\n"
+             f"  (node y (reshape ot :shape {shape}))\n  (output out y)\n)\n")
+    return text
+
+
+@pytest.mark.parametrize("key_spelling,mask,merge", [
+    ("torchscript", None, "flat"), ("dynamo", None, "flat"), ("torchscript", (2, 1, 1, 5), "3d"),
+    ("dynamo", (1, 3, 5, 5), "flat")])
+def test_sequence_first_attention_fuses_and_computes_the_same(saturate, library, tmp_path,
+                                                              key_spelling, mask, merge):
+    """ViT's nn.MultiheadAttention, batch 2 so that a batch/sequence mix-up would show."""
+    graph = tmp_path / "graph.sxp"
+    graph.write_text(seq_first_graph(key_spelling, mask=mask, merge=merge))
+    assert_fuses_once_and_verifies(saturate, library, graph, tmp_path)
+
+
+def test_sequence_first_heads_merged_batch_first_do_not_fuse(saturate, library, tmp_path):
+    """Heads split from (S, B, D) but merged as if batch came first: not one attention."""
+    text = seq_first_graph("torchscript").replace("(transpose o :perm [2 0 1 3])",
+                                                  "(transpose o :perm [0 2 1 3])")
+    graph = tmp_path / "graph.sxp"
+    graph.write_text(text)
+    assert greedy_applications(saturate, library, graph, tmp_path) == 0
+
+
 def softmax_count(path):
     return sum(node.op_type == "Softmax" for node in onnx.load(str(path)).graph.node)
 
@@ -176,7 +229,8 @@ def softmax_count(path):
 # docs/ONNX_RUNTIME.md for the others and why).
 FUSED = ["bert_eager.torchscript.onnx", "bert_sdpa.torchscript.onnx", "bert.dynamo.onnx",
          "distilbert.torchscript.onnx", "distilbert.dynamo.onnx", "gpt2.torchscript.onnx",
-         "gpt2.dynamo.onnx", "llama.torchscript.onnx", "llama.dynamo.onnx"]
+         "gpt2.dynamo.onnx", "llama.torchscript.onnx", "llama.dynamo.onnx",
+         "vit.torchscript.onnx", "vit.dynamo.onnx"]
 
 
 @pytest.mark.parametrize("name", FUSED)
