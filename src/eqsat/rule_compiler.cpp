@@ -11,6 +11,13 @@ namespace {
 using egraph::Match;
 using egraph::Var;
 
+// The leaf a Constant term stands for. Equal constants are one leaf (leaves are interned), so
+// every rewrite that builds the same number shares it.
+TensorOp constant_leaf(const Term& term) {
+  return TensorOp::leaf(LeafTensor{ir::OpKind::Constant, "pypm_constant",
+                                   ir::TensorType{ir::DType::F32, {}}, term.constant});
+}
+
 std::string cut_variable(size_t part, size_t k) {
   return "?__cut" + std::to_string(part) + "_" + std::to_string(k);
 }
@@ -23,6 +30,8 @@ egraph::EClassId compile_into(egraph::PatternAst<TensorOp>& ast, const Term& ter
       return ast.add_var(Var("?" + term.variable));
     case Term::Kind::AttributeValue:
       return ast.add_node(TensorOp::attribute(term.value));
+    case Term::Kind::Constant:
+      return ast.add_node(constant_leaf(term));
     case Term::Kind::Apply:
       break;
   }
@@ -77,6 +86,10 @@ class SidePlanner {
         entry.data.attribute = term.value;
         entry.data.known = true;
         if (lookup_) entry.existing = egraph_.lookup(TensorNode(TensorOp::attribute(term.value)));
+        return push(std::move(entry));
+      case Term::Kind::Constant:
+        entry.data = compute_data(constant_leaf(term), {});
+        if (lookup_) entry.existing = egraph_.lookup(TensorNode(constant_leaf(term)));
         return push(std::move(entry));
       case Term::Kind::Apply:
         break;
@@ -149,6 +162,10 @@ EClassId instantiate(TensorEGraph& egraph, const std::vector<Planned>& planned, 
     }
     if (entry.term->kind == Term::Kind::AttributeValue) {
       ids[i] = egraph.add(TensorNode(TensorOp::attribute(entry.term->value)));
+      continue;
+    }
+    if (entry.term->kind == Term::Kind::Constant) {
+      ids[i] = egraph.add(TensorNode(constant_leaf(*entry.term)));
       continue;
     }
     egraph::ChildList children;

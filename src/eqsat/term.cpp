@@ -136,6 +136,8 @@ std::string Term::to_string() const {
       return "?" + variable;
     case Kind::AttributeValue:
       return ir::write_attribute(value, attr_kind);
+    case Kind::Constant:
+      return "(constant " + ir::write_attribute(constant, ir::AttrKind::Float) + ")";
     case Kind::Apply: {
       std::string text = "(" + op->name;
       for (const Term& arg : args) text += " " + arg.to_string();

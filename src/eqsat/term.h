@@ -11,9 +11,10 @@
 namespace saturate::eqsat {
 
 // A term of the tensor language as rules write it: an operator applied to its slots, a
-// variable (?x) standing for a tensor or an attribute, or an attribute value.
+// variable (?x) standing for a tensor or an attribute, an attribute value, or a scalar float32
+// constant (only built by PyPM replacements; rule files have no syntax for it).
 struct Term {
-  enum class Kind { Apply, TensorVariable, AttributeVariable, AttributeValue };
+  enum class Kind { Apply, TensorVariable, AttributeVariable, AttributeValue, Constant };
 
   Kind kind = Kind::Apply;
   const LanguageOp* op = nullptr;              // Apply
@@ -22,6 +23,7 @@ struct Term {
   ir::AttrKind attr_kind = ir::AttrKind::Int;  // attribute variables and values
   std::vector<Term> args;                      // Apply: one per slot (the variadic slot repeated)
   SourceLocation location;
+  double constant = 0;  // Constant
 
   bool is_variable() const {
     return kind == Kind::TensorVariable || kind == Kind::AttributeVariable;

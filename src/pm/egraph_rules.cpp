@@ -79,10 +79,12 @@ class TermBuilder {
         variable.variable = variable_name(rule_.params[term.var]);
         return variable;
       }
-      case Term::Tag::Const:
-        throw PatternError(where() +
-                           ": builds a constant, which an e-graph rewrite cannot add "
-                           "(use it with `saturate pm apply`)");
+      case Term::Tag::Const: {
+        eqsat::Term constant;
+        constant.kind = eqsat::Term::Kind::Constant;
+        constant.constant = term.value;
+        return constant;
+      }
       case Term::Tag::App:
         return build_application(term);
     }
@@ -153,11 +155,6 @@ class TermBuilder {
 // Rules the e-graph cannot express are refused before the run rather than midway.
 void check_expressible(const Module& module, const Rule& rule, const Term& term) {
   auto where = [&] { return source_position(module, rule.line) + ": rule '" + rule.name + "'"; };
-  if (term.tag == Term::Tag::Const) {
-    throw PatternError(where() +
-                       ": builds a constant, which an e-graph rewrite cannot add "
-                       "(use it with `saturate pm apply`)");
-  }
   if (term.tag == Term::Tag::App && term.output_index != 0) {
     throw PatternError(where() + ": picks output " + std::to_string(term.output_index) +
                        " of a multi-output operator, which the e-graph rewrite does not support");

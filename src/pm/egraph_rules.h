@@ -18,8 +18,9 @@ namespace saturate::pm {
 // rule's replacement as a term of the tensor language. Its applier adds that term with
 // eqsat::apply_replacement: shape-checked against the matched class and refused if it would
 // close a cycle. Every rule whose guards hold is applied (the e-graph keeps all alternatives).
-// Throws PatternError when a rule cannot be expressed in the e-graph (it builds a constant or
-// picks an output of a multi-output operator).
+// A number in a replacement becomes a scalar float32 constant leaf, as `pm apply` builds it.
+// Throws PatternError when a rule cannot be expressed in the e-graph (it picks an output k > 0
+// of a multi-output operator).
 eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
                                        eqsat::CycleFilter* filter, MatchOptions options = {});
 

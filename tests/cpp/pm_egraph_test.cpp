@@ -1,5 +1,6 @@
 // PyPM inside the e-graph: the view sees every producer of a class, the rewrite adds the rule's
-// replacement next to the matched form, and shape and constant limits are reported.
+// replacement next to the matched form (constants included), and shape limits and inexpressible
+// rules are reported.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -120,12 +121,66 @@ TEST(EGraphRules, IllTypedReplacementIsRejectedNotAdded) {
   EXPECT_EQ(extra.stats()[0].shape_rejected, 1u);
 }
 
-TEST(EGraphRules, ConstantsInReplacementsAreAClearErrorBeforeTheRun) {
+TEST(EGraphRules, ReplacementsBuildScalarConstantsInTheEGraph) {
+  // (x + 1) + 1 -> x + 2: the number in the replacement becomes a constant leaf, as in
+  // `pm apply`, and the cheaper one-add form is extracted with that constant.
+  ir::GraphBuilder b("adds");
+  ir::ValueRef x = b.input("x", {4, 6});
+  b.output("y", b.add(b.add(x, b.constant(1.0)), b.constant(1.0)));
+  ir::Graph graph = std::move(b).finish();
+
+  auto module = std::make_shared<Module>();
+  module->definitions.push_back(definition(
+      "AddOneTwice", 1,
+      {alternate({term("x")}, app("add", {app("add", {v(0), constant(1.0)}), constant(1.0)}))}));
+  module->rules.push_back(rule("add_two", 0, {0}, tapp("add", {tv(0), tconst(2.0)})));
+  check_module(*module);
+
+  eqsat::OptimizeOptions options;
+  options.extractor = "greedy-dag";
+  options.extra_rules.push_back(
+      [module](eqsat::CycleFilter* filter) { return compile_egraph_rules(module, filter); });
+  eqsat::OptimizeResult result =
+      eqsat::optimize(graph, eqsat::RuleSet{}, cost::AnalyticCostModel(), options);
+  EXPECT_EQ(result.graph.op_histogram(), (std::map<std::string, int>{{"add", 1}}));
+  ASSERT_EQ(result.rules.size(), 1u);
+  EXPECT_EQ(result.rules[0].applied, 1u);
+  std::vector<double> constants;
+  for (ir::NodeId id = 0; id < result.graph.num_nodes(); ++id) {
+    const ir::Node& node = result.graph.node(id);
+    if (node.op != ir::OpKind::Constant) continue;
+    constants.push_back(node.attrs.get_float("value"));
+    EXPECT_EQ(node.outputs[0], (ir::TensorType{ir::DType::F32, {}}));
+  }
+  EXPECT_EQ(constants, (std::vector<double>{2.0}));
+}
+
+TEST(EGraphRules, EqualConstantsFromSeveralRewritesAreOneLeaf) {
+  eqsat::TensorEGraph egraph;
+  ir::GraphBuilder b("g");
+  ir::ValueRef x = b.input("x", {4, 6});
+  b.output("y", b.add(b.tanh(x), b.tanh(b.relu(x))));
+  eqsat::add_graph(egraph, std::move(b).finish());
+  egraph.rebuild();
+  eqsat::ExtraRules extra =
+      compile_egraph_rules(tanh_to_sigmoid(tapp("mul", {tv(0), tconst(2.0)})), nullptr);
+  std::vector<egraph::Match> matches = extra.rewrites[0].search(egraph);
+  ASSERT_EQ(matches.size(), 2u);
+  size_t before = egraph.node_count();
+  for (const egraph::Match& match : matches) EXPECT_EQ(extra.rewrites[0].apply(egraph, match), 1u);
+  egraph.rebuild();
+  EXPECT_EQ(egraph.node_count(), before + 3);  // two products, one constant 2
+}
+
+TEST(EGraphRules, PickingALaterOutputIsAClearErrorBeforeTheRun) {
   try {
-    compile_egraph_rules(tanh_to_sigmoid(tapp("mul", {tv(0), tconst(2.0)})), nullptr);
+    compile_egraph_rules(
+        tanh_to_sigmoid(tapp("split", {tv(0)},
+                             {AttrExpr{"axis", integer(1)}, AttrExpr{"sizes", ints({3, 3})}}, 1)),
+        nullptr);
     FAIL() << "expected a PatternError";
   } catch (const PatternError& error) {
-    EXPECT_NE(std::string(error.what()).find("builds a constant"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("picks output 1"), std::string::npos) << error.what();
   }
 }
 

@@ -190,6 +190,49 @@ def test_phase_ordering_trap_is_escaped_through_the_egraph(saturate, compiled, t
     assert histogram(saturate, out)["gelu"] == 1
 
 
+def test_egraph_rewrites_build_constants(saturate, tmp_path, pm_file):
+    # Layer 0 writes its GELU's half as x / 2, layer 1 as x * 0.5; the fusion knows only the
+    # second. `halve` builds the constant 0.5 inside the e-graph, which opens layer 0 to it.
+    patterns = pm_file("""
+        from saturate import pypm
+        from saturate.pypm import Add, Div, Erf, Mul, pattern, rule
+
+        @pattern
+        def Halved(x):
+            return Div(x, 2.0)
+
+        @rule(Halved)
+        def halve(x):
+            return Mul(x, 0.5)
+
+        @pattern
+        def OnePlus(e):
+            return Add(1.0, e)
+
+        @pattern
+        def OnePlus(e):
+            return Add(e, 1.0)
+
+        @pattern
+        def HalfGelu(x):
+            return Mul(Mul(x, 0.5), OnePlus(Erf(Div(x, 1.4142135623730951))))
+
+        @rule(HalfGelu)
+        def fuse_gelu(x):
+            return pypm.Gelu(x)
+    """)
+    report_path, out = tmp_path / "opt.json", tmp_path / "opt.sxp"
+    result = saturate("optimize", "transformer_decomposed", "--reduced", "--no-rules", "--pypm",
+                      patterns, "--extract", "greedy", "--verify", "--json", report_path,
+                      "-o", out)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["verified"] is True
+    applied = {rule["rule"]: rule["applied"] for rule in report["rules"]}
+    assert applied["pypm:halve"] >= 1 and applied["pypm:fuse_gelu"] == 2
+    assert histogram(saturate, out)["gelu"] == 2
+
+
 def test_pypm_rules_join_the_shipped_library_in_optimize(saturate, compiled, tmp_path):
     report_path = tmp_path / "opt.json"
     result = saturate("optimize", "transformer_decomposed", "--reduced", "--pypm",
