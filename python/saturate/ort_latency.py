@@ -4,12 +4,14 @@
 ``python3 -m saturate.ort_latency ORIGINAL OPTIMIZED --runs 20 --threads 1 --json`` as its last
 check: the cost model prices one operator at a time and cannot see what ONNX Runtime does to the
 whole graph (its layout changes around a Split, its own fusions), so the optimized model is kept
-only if it is measured no slower than the original. ``bench/real_models.py`` uses the same timing.
+only if it is measured faster than the original, in enough of the paired rounds that the gain is
+not noise (the program's sign test on ``faster_rounds``). ``bench/real_models.py`` uses the same timing.
 
 The runs are interleaved in ABBA order (A B, B A, A B, ...): timing one model's runs after the
 other's made two sessions of the same file differ by 14 % on a shared machine. The answer is
 ``{"original": SUMMARY, "optimized": SUMMARY}`` with ``median_ms``, ``p10_ms``, ``p90_ms``,
-``min_ms`` and ``runs``; exit status 2 when a model cannot run.
+``min_ms`` and ``runs``; the optimized summary also has ``faster_rounds``, the rounds in which its
+run was faster than the original's run of the same round. Exit status 2 when a model cannot run.
 """
 from __future__ import annotations
 
@@ -64,7 +66,15 @@ def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
             start = time.perf_counter()
             sessions[i].run(None, feeds)
             samples[i].append((time.perf_counter() - start) * 1e3)
-    return summary(samples[0]), summary(samples[1])
+    optimized = summary(samples[1])
+    optimized["faster_rounds"] = faster_rounds(samples[0], samples[1])
+    return summary(samples[0]), optimized
+
+
+def faster_rounds(original: list[float], optimized: list[float]) -> int:
+    """Rounds in which the optimized run took less time than the original's run of that round
+    (the two ran back to back, so each round is one paired comparison)."""
+    return sum(1 for before, after in zip(original, optimized) if after < before)
 
 
 def main(argv=None) -> int:

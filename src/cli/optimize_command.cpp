@@ -35,11 +35,19 @@ void print_summary(const driver::PipelineOptions& options, const driver::Pipelin
   std::printf("speedup (cost model): %.2f%%\n", report["speedup_percent"].get<double>());
   if (!result.cost_summary.empty()) std::printf("%s\n", result.cost_summary.c_str());
   if (const auto& latency = report["latency_check"]; !latency.is_null()) {
+    const double original_ms = latency["original_median_ms"].get<double>();
+    const double optimized_ms = latency["optimized_median_ms"].get<double>();
+    std::string verdict;
+    if (latency["kept"] == "original") {
+      verdict = optimized_ms >= original_ms
+                    ? ": slower, kept the original"
+                    : ": faster in " + std::to_string(latency["optimized_faster_runs"].get<int>()) +
+                          " runs, " + std::to_string(latency["faster_runs_needed"].get<int>()) +
+                          " needed to tell it from noise: kept the original";
+    }
     std::printf(
         "latency check (onnxruntime, median of %d runs): original %.3f ms, optimized %.3f ms%s\n",
-        latency["runs"].get<int>(), latency["original_median_ms"].get<double>(),
-        latency["optimized_median_ms"].get<double>(),
-        latency["kept"] == "original" ? ": slower, kept the original" : "");
+        latency["runs"].get<int>(), original_ms, optimized_ms, verdict.c_str());
   } else if (report.value("kept_original", false) && report.contains("extracted_graph_cost")) {
     std::printf("the extracted graph cost %.4f ms, more than the original: kept the original\n",
                 report["extracted_graph_cost"].get<double>());

@@ -190,8 +190,10 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
         {"runs", latency.runs},
         {"original_median_ms", latency.original_ms},
         {"optimized_median_ms", latency.optimized_ms},
-        {"kept", latency.optimized_is_slower() ? "original" : "optimized"}};
-    if (latency.optimized_is_slower()) {
+        {"optimized_faster_runs", latency.optimized_faster_rounds},
+        {"faster_runs_needed", latency.faster_rounds_needed()},
+        {"kept", latency.keeps_optimized() ? "optimized" : "original"}};
+    if (!latency.keeps_optimized()) {
       outcome.graph = result.original;
       outcome.optimized_cost = outcome.original_cost;
       outcome.kept_original = true;

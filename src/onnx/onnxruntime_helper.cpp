@@ -58,7 +58,8 @@ void OnnxruntimeHelper::read_check_answer(const nlohmann::json& answer,
     const nlohmann::json& latency = answer.at("latency");
     result.latency = LatencyComparison{latency.at("original").at("median_ms").get<double>(),
                                        latency.at("optimized").at("median_ms").get<double>(),
-                                       request.latency_runs};
+                                       request.latency_runs,
+                                       latency.at("optimized").at("faster_rounds").get<int>()};
   }
   if (request.verify) {
     const nlohmann::json& verification = answer.at("verification");

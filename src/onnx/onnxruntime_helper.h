@@ -12,19 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "onnx/latency_comparison.h"
+
 namespace saturate {
 class ChildProcess;
 }
 
 namespace saturate::onnx {
-
-// Medians of whole-model runs, original and optimized side by side (interleaved).
-struct LatencyComparison {
-  double original_ms = 0;
-  double optimized_ms = 0;
-  int runs = 0;
-  bool optimized_is_slower() const { return optimized_ms > original_ms; }
-};
 
 // What a check asks for: `latency_runs` interleaved runs of each model (0: no timing) at
 // `threads` intra-op threads, and whether to compare their outputs.

@@ -2,3 +2,4 @@ saturate_test(onnx_round_trip_test saturate_onnx saturate_runtime saturate_model
 saturate_test(onnx_errors_test saturate_onnx saturate_runtime onnx_proto)
 saturate_test(onnx_opaque_test saturate_onnx saturate_eqsat saturate_runtime saturate_cost onnx_proto)
 saturate_test(onnx_constant_folding_test saturate_onnx saturate_ir onnx_proto)
+saturate_test(onnx_latency_comparison_test saturate_onnxruntime_timer)
