@@ -87,10 +87,12 @@ class SidePlanner {
         entry.data.known = true;
         if (lookup_) entry.existing = egraph_.lookup(TensorNode(TensorOp::attribute(term.value)));
         return push(std::move(entry));
-      case Term::Kind::Constant:
-        entry.data = compute_data(constant_leaf(term), {});
-        if (lookup_) entry.existing = egraph_.lookup(TensorNode(constant_leaf(term)));
+      case Term::Kind::Constant: {
+        const TensorOp leaf = constant_leaf(term);
+        entry.data = compute_data(leaf, {});
+        if (lookup_) entry.existing = egraph_.lookup(TensorNode(leaf));
         return push(std::move(entry));
+      }
       case Term::Kind::Apply:
         break;
     }

@@ -37,6 +37,16 @@ ir::Graph relu_graph() {
   return std::move(b).finish();
 }
 
+// `optimize` with no rule file, only the module's rules in the e-graph, greedy DAG extraction.
+eqsat::OptimizeResult optimize_with_pypm(const ir::Graph& graph,
+                                         std::shared_ptr<const Module> module) {
+  eqsat::OptimizeOptions options;
+  options.extractor = "greedy-dag";
+  options.extra_rules.push_back(
+      [module](eqsat::CycleFilter* filter) { return compile_egraph_rules(module, filter); });
+  return eqsat::optimize(graph, eqsat::RuleSet{}, cost::AnalyticCostModel(), options);
+}
+
 TEST(EGraphView, EveryVisibleProducerOfAClassIsAChoice) {
   eqsat::TensorEGraph egraph;
   eqsat::GraphRoot root = eqsat::add_graph(egraph, relu_graph());
@@ -92,12 +102,7 @@ TEST(EGraphRules, OptimizeExtractsTheRewrittenFormWhenItIsCheaper) {
   module->rules.push_back(rule("fuse_gelu", 0, {0}, tapp("gelu", {tv(0)})));
   check_module(*module);
 
-  eqsat::OptimizeOptions options;
-  options.extractor = "greedy-dag";
-  options.extra_rules.push_back(
-      [module](eqsat::CycleFilter* filter) { return compile_egraph_rules(module, filter); });
-  eqsat::OptimizeResult result =
-      eqsat::optimize(graph, eqsat::RuleSet{}, cost::AnalyticCostModel(), options);
+  eqsat::OptimizeResult result = optimize_with_pypm(graph, module);
   EXPECT_EQ(result.graph.op_histogram(), (std::map<std::string, int>{{"gelu", 1}}));
   ASSERT_EQ(result.rules.size(), 1u);
   EXPECT_EQ(result.rules[0].rule, "pypm:fuse_gelu");
@@ -136,12 +141,7 @@ TEST(EGraphRules, ReplacementsBuildScalarConstantsInTheEGraph) {
   module->rules.push_back(rule("add_two", 0, {0}, tapp("add", {tv(0), tconst(2.0)})));
   check_module(*module);
 
-  eqsat::OptimizeOptions options;
-  options.extractor = "greedy-dag";
-  options.extra_rules.push_back(
-      [module](eqsat::CycleFilter* filter) { return compile_egraph_rules(module, filter); });
-  eqsat::OptimizeResult result =
-      eqsat::optimize(graph, eqsat::RuleSet{}, cost::AnalyticCostModel(), options);
+  eqsat::OptimizeResult result = optimize_with_pypm(graph, module);
   EXPECT_EQ(result.graph.op_histogram(), (std::map<std::string, int>{{"add", 1}}));
   ASSERT_EQ(result.rules.size(), 1u);
   EXPECT_EQ(result.rules[0].applied, 1u);

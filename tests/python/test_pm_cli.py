@@ -41,6 +41,19 @@ def apply(saturate, tmp_path, patterns, graph, *extra):
     return report, histogram(saturate, out)
 
 
+def optimize_pypm_only(saturate, tmp_path, patterns):
+    """optimize --pypm with no rule files, greedy, --verify, on the reduced decomposed transformer;
+    asserts it verified and returns (applied per rule, histogram of the optimized graph)."""
+    report_path, out = tmp_path / "opt.json", tmp_path / "opt.sxp"
+    result = saturate("optimize", "transformer_decomposed", "--reduced", "--no-rules", "--pypm",
+                      patterns, "--extract", "greedy", "--verify", "--json", report_path,
+                      "-o", out)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["verified"] is True
+    return {rule["rule"]: rule["applied"] for rule in report["rules"]}, histogram(saturate, out)
+
+
 def applications(report):
     return {rule["rule"]: rule["applications"] for rule in report["rules"]}
 
@@ -178,16 +191,9 @@ def test_phase_ordering_trap_is_escaped_through_the_egraph(saturate, compiled, t
     assert applications(report) == {"scale_last": 1, "fuse_gelu": 0}
     assert "gelu" not in after
     # Equality saturation keeps both forms; extraction takes the fused GELU.
-    report_path, out = tmp_path / "opt.json", tmp_path / "opt.sxp"
-    result = saturate("optimize", "transformer_decomposed", "--reduced", "--no-rules", "--pypm",
-                      compiled["phase_ordering"], "--extract", "greedy", "--verify",
-                      "--json", report_path, "-o", out)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(report_path.read_text())
-    assert report["verified"] is True
-    applied = {rule["rule"]: rule["applied"] for rule in report["rules"]}
+    applied, after = optimize_pypm_only(saturate, tmp_path, compiled["phase_ordering"])
     assert applied["pypm:scale_last"] >= 1 and applied["pypm:fuse_gelu"] == 1
-    assert histogram(saturate, out)["gelu"] == 1
+    assert after["gelu"] == 1
 
 
 def test_egraph_rewrites_build_constants(saturate, tmp_path, pm_file):
@@ -221,16 +227,9 @@ def test_egraph_rewrites_build_constants(saturate, tmp_path, pm_file):
         def fuse_gelu(x):
             return pypm.Gelu(x)
     """)
-    report_path, out = tmp_path / "opt.json", tmp_path / "opt.sxp"
-    result = saturate("optimize", "transformer_decomposed", "--reduced", "--no-rules", "--pypm",
-                      patterns, "--extract", "greedy", "--verify", "--json", report_path,
-                      "-o", out)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(report_path.read_text())
-    assert report["verified"] is True
-    applied = {rule["rule"]: rule["applied"] for rule in report["rules"]}
+    applied, after = optimize_pypm_only(saturate, tmp_path, patterns)
     assert applied["pypm:halve"] >= 1 and applied["pypm:fuse_gelu"] == 2
-    assert histogram(saturate, out)["gelu"] == 2
+    assert after["gelu"] == 2
 
 
 def test_pypm_rules_join_the_shipped_library_in_optimize(saturate, compiled, tmp_path):
