@@ -116,6 +116,11 @@ double flops_per_element(OpKind op) {
       return kLayerNormFlops;
     case OpKind::RMSNorm:
       return kRMSNormFlops;
+    // The residual add, then the normalization.
+    case OpKind::SkipLayerNorm:
+      return kSimpleFlops + kLayerNormFlops;
+    case OpKind::SkipRMSNorm:
+      return kSimpleFlops + kRMSNormFlops;
     default:
       return 0;
   }
@@ -201,6 +206,8 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
     case OpKind::Softmax:
     case OpKind::LayerNorm:
     case OpKind::RMSNorm:
+    case OpKind::SkipLayerNorm:
+    case OpKind::SkipRMSNorm:
       return {flops_per_element(config.op) * elements(out), moved};
     case OpKind::BatchNorm:
       return {kBatchNormFlops * elements(out) +

@@ -11,6 +11,9 @@ bool is_parameter_input(ir::OpKind op, size_t input) {
     case ir::OpKind::LayerNorm:
     case ir::OpKind::RMSNorm:
       return input >= 1;
+    case ir::OpKind::SkipLayerNorm:
+    case ir::OpKind::SkipRMSNorm:
+      return input >= 2;
     default:
       return false;
   }

@@ -83,7 +83,7 @@ GraphRoot add_graph(TensorEGraph& egraph, const ir::Graph& graph) {
       for (size_t k = 0; k < node.outputs.size(); ++k) {
         EClassId index = add_attribute(egraph, static_cast<int64_t>(k));
         values[id].push_back(
-            egraph.add(TensorNode(TensorOp::of(language_op("opaque_output")), {index, result})));
+            egraph.add(TensorNode(TensorOp::of(language_op("output")), {index, result})));
       }
       continue;
     }

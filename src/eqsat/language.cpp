@@ -103,7 +103,7 @@ struct Table {
     }
     Slot index{SlotKind::Attribute, "index", ir::AttrKind::Int};
     Slot outputs{SlotKind::Tuple, "outputs"};
-    ops.push_back({"opaque_output",
+    ops.push_back({"output",
                    LanguageOpKind::OutputProjection,
                    std::nullopt,
                    {index, outputs},

@@ -23,8 +23,8 @@ struct Slot {
   bool check_only = false;  // TENSAT's concat "ndim": checked against the rank
 };
 
-// OutputProjection ("opaque_output INDEX TUPLE") takes one output of a multi-output operator
-// (an opaque ONNX node), whose own class is a tuple.
+// OutputProjection ("output INDEX TUPLE") takes one output of a multi-output operator (an opaque
+// ONNX node, or a fused kernel with several outputs), whose own class is a tuple.
 enum class LanguageOpKind { Operator, Split, SplitProjection, OutputProjection };
 
 struct LanguageOp {

@@ -130,15 +130,13 @@ TensorData compute_data(const TensorOp& label, const std::vector<const TensorDat
       return data;
     }
     std::vector<ir::TensorType> outputs = ir::infer_types(*op.ir_op, types, node.attrs);
-    if (*op.ir_op == ir::OpKind::Opaque) {
-      // Never folded (the interpreter cannot evaluate it); several outputs make a tuple that
-      // opaque_output nodes take apart.
-      data.known = false;
-      if (outputs.size() > 1) {
-        data.kind = TensorData::Kind::Tuple;
-        for (const auto& type : outputs) data.parts.push_back(TensorInfo::of(type));
-        return data;
-      }
+    // An opaque node is never folded (the interpreter cannot evaluate it).
+    if (*op.ir_op == ir::OpKind::Opaque) data.known = false;
+    if (outputs.size() > 1) {
+      // Several outputs make a tuple that output nodes take apart.
+      data.kind = TensorData::Kind::Tuple;
+      for (const auto& type : outputs) data.parts.push_back(TensorInfo::of(type));
+      return data;
     }
     data.kind = TensorData::Kind::Tensor;
     data.info = TensorInfo::of(outputs.at(0));

@@ -66,6 +66,8 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
     case ir::OpKind::LayerNorm:
     case ir::OpKind::RMSNorm:
     case ir::OpKind::BiasGelu:
+    case ir::OpKind::SkipLayerNorm:
+    case ir::OpKind::SkipRMSNorm:
       carry_aligned(*inputs[0]);
       break;
     case ir::OpKind::MatMul: {

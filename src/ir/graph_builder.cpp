@@ -30,6 +30,16 @@ ValueRef GraphBuilder::apply(OpKind op, std::vector<ValueRef> inputs, const Attr
   return {id, 0};
 }
 
+std::vector<ValueRef> GraphBuilder::apply_outputs(OpKind op, std::vector<ValueRef> inputs,
+                                                  const Attributes& attrs) {
+  NodeId id = graph_.add_node(op, std::move(inputs), attrs);
+  std::vector<ValueRef> outputs;
+  for (size_t k = 0; k < graph_.node(id).outputs.size(); ++k) {
+    outputs.push_back({id, static_cast<uint32_t>(k)});
+  }
+  return outputs;
+}
+
 ValueRef GraphBuilder::ewadd(ValueRef a, ValueRef b) {
   return apply(OpKind::EwAdd, {a, b});
 }

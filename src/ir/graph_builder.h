@@ -65,6 +65,9 @@ class GraphBuilder {
 
   // Any operator with one output.
   ValueRef apply(OpKind op, std::vector<ValueRef> inputs, const Attributes& attrs = {});
+  // Every output of an operator (one or several).
+  std::vector<ValueRef> apply_outputs(OpKind op, std::vector<ValueRef> inputs,
+                                      const Attributes& attrs = {});
 
   void output(const std::string& name, ValueRef value) { graph_.add_output(name, value); }
   const Dims& dims(ValueRef value) const { return graph_.type(value).dims; }

@@ -56,6 +56,10 @@ enum class OpKind : uint16_t {
   BiasGelu,
   FastGelu,
   QuickGelu,
+  // ONNX Runtime's residual normalizations: the sum x + skip normalized (SkipLayerNormalization,
+  // SkipSimplifiedLayerNormalization), with the sum as a second output for the residual stream.
+  SkipLayerNorm,
+  SkipRMSNorm,
   // What ONNX import needs: explicit constant padding (ONNX Conv/Pool pads that are neither
   // SAME nor VALID), and any ONNX operator Saturate does not know, carried through unchanged.
   Pad,

@@ -330,6 +330,35 @@ Types rms_norm(const Types& in, const Attributes& attrs) {
   return normalization(in, attrs, "rms_norm scale");
 }
 
+// x + skip, then normalized over the last axis: (normalized, sum). ONNX Runtime's kernels take
+// x of rank 2 or 3 and one parameter per hidden feature; skip has x's shape.
+Types skip_normalization(const Types& in, const std::string& name) {
+  require_same_dtype(in);
+  const auto& x = in[0];
+  if (x.rank() < 2 || x.rank() > 3) {
+    shape_error(name + " needs x of rank 2 or 3 (tokens by features), got " + to_string(x));
+  }
+  if (in[1].dims != x.dims) {
+    shape_error(name + " skip must have x's shape " + to_string(x.dims) + ", got " +
+                to_string(in[1]));
+  }
+  for (size_t i = 2; i < in.size(); ++i) {
+    if (in[i].dims != Dims{x.dims.back()}) {
+      shape_error(name + " scale and bias must have shape [" + std::to_string(x.dims.back()) +
+                  "], got " + to_string(in[i]));
+    }
+  }
+  return {x, x};
+}
+
+Types skip_layer_norm(const Types& in, const Attributes&) {
+  return skip_normalization(in, "skip_layer_norm");
+}
+
+Types skip_rms_norm(const Types& in, const Attributes&) {
+  return skip_normalization(in, "skip_rms_norm");
+}
+
 // gelu(x + bias) with a bias along the last axis (ONNX Runtime's BiasGelu takes no other).
 Types bias_gelu(const Types& in, const Attributes&) {
   require_same_dtype(in);
@@ -748,6 +777,29 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Elementwise,
        "x * sigmoid(alpha * x); SiLU (swish) is alpha 1. ONNX Runtime's QuickGelu.",
        same_as_first},
+      {OpKind::SkipLayerNorm,
+       "skip_layer_norm",
+       "SkipLayerNorm",
+       4,
+       4,
+       {"x", "skip", "scale", "bias"},
+       {with_default("epsilon", AttrKind::Float, 1e-5)},
+       OpCategory::Reduction,
+       "Two outputs: layernorm(x + skip) over the last axis, and the sum x + skip itself (the "
+       "residual stream of a pre-norm block). x (tokens, D) or (B, S, D). ONNX Runtime's "
+       "com.microsoft.SkipLayerNormalization.",
+       skip_layer_norm},
+      {OpKind::SkipRMSNorm,
+       "skip_rms_norm",
+       "SkipRMSNorm",
+       3,
+       3,
+       {"x", "skip", "scale"},
+       {with_default("epsilon", AttrKind::Float, 1e-5)},
+       OpCategory::Reduction,
+       "Two outputs: rms_norm(x + skip) over the last axis, and the sum x + skip itself. x "
+       "(tokens, D) or (B, S, D). ONNX Runtime's com.microsoft.SkipSimplifiedLayerNormalization.",
+       skip_rms_norm},
       {OpKind::ReduceMean,
        "reduce_mean",
        "ReduceMean",

@@ -1,5 +1,5 @@
 // IR -> ONNX: softmax, normalizations (BatchNormalization, LayerNormalization, ONNX Runtime's
-// RMSNorm), ReduceMean and attention.
+// RMSNorm and residual normalizations), ReduceMean and attention.
 #include <string>
 #include <vector>
 
@@ -9,6 +9,7 @@ namespace saturate::onnx {
 
 using ir::NodeId;
 using ir::OpKind;
+using ir::ValueRef;
 using ::onnx::NodeProto;
 
 bool Exporter::emit_normalization(NodeId id) {
@@ -104,6 +105,10 @@ bool Exporter::emit_normalization(NodeId id) {
     case OpKind::MultiHeadAttention:
       emit_multi_head_attention(id);
       return true;
+    case OpKind::SkipLayerNorm:
+    case OpKind::SkipRMSNorm:
+      emit_skip_normalization(id);
+      return true;
     case OpKind::RMSNorm: {
       // ONNX Runtime's kernel, in the default domain (as ONNX Runtime declares it).
       auto rank = static_cast<int64_t>(node.outputs[0].dims.size());
@@ -145,6 +150,36 @@ void Exporter::emit_multi_head_attention(NodeId id) {
   add_attr(mha, "num_heads", node.attrs.get_int("num_heads"));
   add_attr(mha, "scale", static_cast<float>(node.attrs.get_float("scale")));
   uses_microsoft_domain_ = true;
+}
+
+// com.microsoft.SkipLayerNormalization / SkipSimplifiedLayerNormalization: outputs (normalized,
+// mean, inverse standard deviation, input + skip); the sum is written only where something reads
+// it, the statistics never (the IR has no use for them).
+void Exporter::emit_skip_normalization(NodeId id) {
+  const ir::Node& node = graph_.node(id);
+  std::vector<std::string> inputs;
+  for (const ValueRef& input : node.inputs) inputs.push_back(name_of(input));
+  std::vector<std::string> outputs{names_[id][0]};
+  if (is_read({id, 1})) outputs.insert(outputs.end(), {"", "", names_[id][1]});
+  bool simplified = node.op == OpKind::SkipRMSNorm;
+  NodeProto& norm = add_node(
+      simplified ? "SkipSimplifiedLayerNormalization" : "SkipLayerNormalization", inputs, outputs);
+  norm.set_domain(std::string(kMicrosoftDomain));
+  add_attr(norm, "epsilon", static_cast<float>(node.attrs.get_float("epsilon")));
+  uses_microsoft_domain_ = true;
+}
+
+bool Exporter::is_read(ValueRef value) const {
+  for (const ir::GraphOutput& output : graph_.outputs()) {
+    if (resolve(output.value) == value) return true;
+  }
+  for (ir::NodeId id = 0; id < graph_.num_nodes(); ++id) {
+    if (!needed_[id] || is_alias(graph_.node(id))) continue;
+    for (const ValueRef& input : graph_.node(id).inputs) {
+      if (resolve(input) == value) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace saturate::onnx

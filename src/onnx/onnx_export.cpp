@@ -408,6 +408,8 @@ ExportFamily export_family(OpKind op) {
     case OpKind::Attention:
     case OpKind::MultiHeadAttention:
     case OpKind::RMSNorm:
+    case OpKind::SkipLayerNorm:
+    case OpKind::SkipRMSNorm:
       return ExportFamily::Normalization;
   }
   return ExportFamily::Nothing;

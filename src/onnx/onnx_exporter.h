@@ -86,6 +86,9 @@ class Exporter {
   std::string pre_activation(ir::NodeId id);
   void emit_activation(const std::string& pre, const std::string& out, ir::Activation activation);
   void emit_multi_head_attention(ir::NodeId id);
+  void emit_skip_normalization(ir::NodeId id);
+  // Whether a node or a graph output reads `value` (optional outputs are written only then).
+  bool is_read(ir::ValueRef value) const;
 
   // A pad that the consuming conv or average pool folds into its own pads.
   std::optional<ir::NodeId> foldable_pad(ir::NodeId consumer) const;

@@ -143,6 +143,10 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
                                  attrs.get_float("epsilon"))};
     case OpKind::RMSNorm:
       return {kernels::rms_norm(*in[0], *in[1], attrs.get_int("axis"), attrs.get_float("epsilon"))};
+    case OpKind::SkipLayerNorm:
+      return kernels::skip_layer_norm(*in[0], *in[1], *in[2], *in[3], attrs.get_float("epsilon"));
+    case OpKind::SkipRMSNorm:
+      return kernels::skip_rms_norm(*in[0], *in[1], *in[2], attrs.get_float("epsilon"));
     case OpKind::ReduceMean:
       return {kernels::reduce_mean(*in[0], attrs.get_ints("axes"), out_dims)};
     case OpKind::Attention:

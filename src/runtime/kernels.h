@@ -64,6 +64,12 @@ Tensor layernorm(const Tensor& x, const Tensor& scale, const Tensor& bias, int64
                  double epsilon);
 // x / sqrt(mean(x^2) + epsilon) * scale over the axes from `axis` to the last.
 Tensor rms_norm(const Tensor& x, const Tensor& scale, int64_t axis, double epsilon);
+// {layernorm(x + skip), x + skip} over the last axis (ONNX Runtime's SkipLayerNormalization).
+std::vector<Tensor> skip_layer_norm(const Tensor& x, const Tensor& skip, const Tensor& scale,
+                                    const Tensor& bias, double epsilon);
+// {rms_norm(x + skip), x + skip} over the last axis (SkipSimplifiedLayerNormalization).
+std::vector<Tensor> skip_rms_norm(const Tensor& x, const Tensor& skip, const Tensor& scale,
+                                  double epsilon);
 Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, const ir::Dims& out_dims);
 
 // attention_kernel.cpp

@@ -1,4 +1,5 @@
-// Normalizations and reductions: batchnorm, softmax, layernorm, rms_norm, reduce_mean.
+// Normalizations and reductions: batchnorm, softmax, layernorm, rms_norm, the skip (residual)
+// normalizations, reduce_mean.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -87,6 +88,31 @@ Tensor rms_norm(const Tensor& x, const Tensor& scale, int64_t axis, double epsil
       dst[k] = src[k] * inv_rms * scale.data[static_cast<size_t>(k)];
   }
   return out;
+}
+
+namespace {
+
+// x + skip, same shapes (the shape check guarantees it).
+Tensor residual_sum(const Tensor& x, const Tensor& skip) {
+  Tensor sum(x.dims);
+  for (size_t i = 0; i < x.data.size(); ++i) sum.data[i] = x.data[i] + skip.data[i];
+  return sum;
+}
+
+}  // namespace
+
+std::vector<Tensor> skip_layer_norm(const Tensor& x, const Tensor& skip, const Tensor& scale,
+                                    const Tensor& bias, double epsilon) {
+  Tensor sum = residual_sum(x, skip);
+  Tensor normalized = layernorm(sum, scale, bias, -1, epsilon);
+  return {std::move(normalized), std::move(sum)};
+}
+
+std::vector<Tensor> skip_rms_norm(const Tensor& x, const Tensor& skip, const Tensor& scale,
+                                  double epsilon) {
+  Tensor sum = residual_sum(x, skip);
+  Tensor normalized = rms_norm(sum, scale, -1, epsilon);
+  return {std::move(normalized), std::move(sum)};
 }
 
 Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, const ir::Dims& out_dims) {

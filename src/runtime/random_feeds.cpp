@@ -27,7 +27,8 @@ double fan_in(const ir::Dims& dims) {
 }
 
 // Weights that must stay positive and near 1: batchnorm variances (so the square root is
-// defined) and batchnorm / layernorm / rms_norm scales (so activations keep their size).
+// defined) and the scales of batchnorm and the (skip) layer and RMS norms (so activations keep
+// their size).
 std::set<ir::NodeId> positive_weights(const ir::Graph& graph) {
   std::set<ir::NodeId> ids;
   for (const ir::Node& node : graph.nodes()) {
@@ -36,6 +37,8 @@ std::set<ir::NodeId> positive_weights(const ir::Graph& graph) {
       ids.insert(node.inputs[4].node);
     } else if (node.op == ir::OpKind::LayerNorm || node.op == ir::OpKind::RMSNorm) {
       ids.insert(node.inputs[1].node);
+    } else if (node.op == ir::OpKind::SkipLayerNorm || node.op == ir::OpKind::SkipRMSNorm) {
+      ids.insert(node.inputs[2].node);
     }
   }
   return ids;

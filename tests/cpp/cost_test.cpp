@@ -386,6 +386,8 @@ TEST(GraphCost, EveryOperatorIsPriced) {
       b.apply(OpKind::BiasGelu, {v, b.weight({8})}),
       b.apply(OpKind::FastGelu, {v}),
       b.apply(OpKind::QuickGelu, {v}, {{"alpha", 1.702}}),
+      b.apply_outputs(OpKind::SkipLayerNorm, {v, v, b.weight({8}), b.weight({8})})[1],
+      b.apply_outputs(OpKind::SkipRMSNorm, {h, h, b.weight({8})})[0],
       b.reduce_mean(x, {2, 3}, false),
       b.attention(v, v, v, 2.0),
       b.apply(OpKind::MultiHeadAttention, {h, h, h}, {{"num_heads", int64_t{2}}, {"scale", 0.5}}),

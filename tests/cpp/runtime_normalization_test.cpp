@@ -1,5 +1,5 @@
 // Normalizations and reductions against hand-computed values: batchnorm, softmax, layernorm,
-// rms_norm, reduce_mean.
+// rms_norm, the skip (residual) normalizations, reduce_mean.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -158,6 +158,57 @@ TEST(RMSNorm, EqualsTheUnfusedFormula) {
 
     TensorMap feeds = {{"x", random_tensor(dims, engine)}, {"w", random_tensor(last, engine)}};
     expect_close(run_y(fused.graph(), feeds), run_y(unfused.graph(), feeds));
+  }
+}
+
+// The residual normalizations against the operators the ONNX Runtime library fuses into them:
+// the sum x + skip, then the normalization spelled out (mean, variance, square root), on random
+// inputs of several shapes. Both outputs: the normalized sum and the sum.
+TEST(SkipNormalization, EqualsTheUnfusedFormula) {
+  std::mt19937 engine(11);
+  for (bool simplified : {false, true}) {
+    for (const Dims& dims : {Dims{3, 8}, Dims{2, 4, 16}, Dims{1, 5, 32}}) {
+      SCOPED_TRACE(std::string(simplified ? "skip_rms_norm " : "skip_layer_norm ") +
+                   to_string(dims));
+      const Dims last{dims.back()};
+      const double epsilon = 1e-5;
+      GraphBuilder fused("fused");
+      std::vector<ValueRef> inputs{fused.input("x", dims), fused.input("skip", dims),
+                                   fused.weight(last, "gamma")};
+      if (!simplified) inputs.push_back(fused.weight(last, "beta"));
+      std::vector<ValueRef> outputs = fused.apply_outputs(
+          simplified ? OpKind::SkipRMSNorm : OpKind::SkipLayerNorm, inputs, {{"epsilon", epsilon}});
+      fused.output("y", outputs[0]);
+      fused.output("sum", outputs[1]);
+
+      GraphBuilder unfused("unfused");
+      ValueRef sum =
+          unfused.apply(OpKind::EwAdd, {unfused.input("x", dims), unfused.input("skip", dims)});
+      ValueRef centred = sum;
+      if (!simplified) {
+        ValueRef mean = unfused.reduce_mean(sum, {-1}, true);
+        centred = unfused.apply(OpKind::Sub, {sum, mean});
+      }
+      ValueRef square = unfused.apply(OpKind::Mul, {centred, centred});
+      ValueRef variance = unfused.reduce_mean(square, {-1}, true);
+      ValueRef deviation = unfused.apply(
+          OpKind::Sqrt, {unfused.apply(OpKind::Add, {variance, unfused.constant(epsilon)})});
+      ValueRef normalized = unfused.apply(OpKind::Div, {centred, deviation});
+      ValueRef scaled = unfused.apply(OpKind::Mul, {normalized, unfused.weight(last, "gamma")});
+      if (!simplified) scaled = unfused.apply(OpKind::Add, {scaled, unfused.weight(last, "beta")});
+      unfused.output("y", scaled);
+      unfused.output("sum", sum);
+
+      TensorMap feeds = {{"x", random_tensor(dims, engine)},
+                         {"skip", random_tensor(dims, engine)},
+                         {"gamma", random_tensor(last, engine)},
+                         {"beta", random_tensor(last, engine)}};
+      Interpreter interpreter(Precision::F64);
+      TensorMap got = interpreter.run(fused.graph(), feeds);
+      TensorMap want = interpreter.run(unfused.graph(), feeds);
+      expect_close(got.at("y"), want.at("y"));
+      expect_close(got.at("sum"), want.at("sum"));
+    }
   }
 }
 

@@ -81,6 +81,10 @@ OPERATORS = (
     ('bias_gelu', 'BiasGelu', 2, 2, ('x', 'bias'), ()),
     ('fast_gelu', 'FastGelu', 1, 1, ('x',), ()),
     ('quick_gelu', 'QuickGelu', 1, 1, ('x',), (('alpha', 'float', 1.702),)),
+    ('skip_layer_norm', 'SkipLayerNorm', 4, 4, ('x', 'skip', 'scale', 'bias'), (
+        ('epsilon', 'float', 1e-05),
+    )),
+    ('skip_rms_norm', 'SkipRMSNorm', 3, 3, ('x', 'skip', 'scale'), (('epsilon', 'float', 1e-05),)),
     ('pad', 'Pad', 1, 1, ('x',), (('pads', 'ints'),)),
     ('opaque', 'Opaque', 0, None, ('inputs',), (
         ('op_type', 'string'),
