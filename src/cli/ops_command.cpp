@@ -55,6 +55,7 @@ void register_ops_command(CLI::App& app) {
                       {"min_inputs", info.min_inputs},
                       {"max_inputs", info.max_inputs},
                       {"input_names", info.input_names},
+                      {"outputs", info.num_outputs},
                       {"attributes", attributes},
                       {"leaf", info.is_leaf()},
                       {"description", info.description}});

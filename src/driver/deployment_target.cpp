@@ -66,8 +66,12 @@ std::shared_ptr<const pm::Module> target_fusions(const std::string& target,
                 "SATURATE_PYPM_DIR, or use --target onnx)");
   }
   pm::Module module = pm::load_pmb(path);
-  std::erase_if(module.rules,
-                [&](const pm::Rule& rule) { return !uses_only(rule.replacement, operators); });
+  std::erase_if(module.rules, [&](const pm::Rule& rule) {
+    return !uses_only(rule.replacement, operators) ||
+           !std::ranges::all_of(rule.also, [&](const pm::FurtherReplacement& further) {
+             return uses_only(further.term, operators);
+           });
+  });
   check_rule_names(module, path);
   return std::make_shared<const pm::Module>(std::move(module));
 }

@@ -260,12 +260,28 @@ struct CompiledRule {
 
 size_t apply_replacement(TensorEGraph& egraph, const Match& match, const Term& rhs,
                          CycleFilter* filter, RuleStats& counts) {
-  SidePlanner plan(egraph, match, true);
-  if (!plan_replacement(plan, egraph, rhs, match.root(), filter, counts)) return 0;
-  EClassId id = instantiate(egraph, plan.planned(), plan.root());
-  if (!egraph.merge(id, match.root())) return 0;
-  ++counts.applied;
-  return 1;
+  return apply_replacements(egraph, match, {{match.root(), &rhs}}, filter, counts);
+}
+
+size_t apply_replacements(TensorEGraph& egraph, const Match& match,
+                          const std::vector<ClassReplacement>& replacements, CycleFilter* filter,
+                          RuleStats& counts) {
+  std::vector<SidePlanner> plans;
+  plans.reserve(replacements.size());
+  for (const ClassReplacement& replacement : replacements) {
+    plans.emplace_back(egraph, match, true);
+    if (!plan_replacement(plans.back(), egraph, *replacement.rhs, replacement.eclass, filter,
+                          counts)) {
+      return 0;
+    }
+  }
+  size_t changed = 0;
+  for (size_t i = 0; i < replacements.size(); ++i) {
+    EClassId id = instantiate(egraph, plans[i].planned(), plans[i].root());
+    if (egraph.merge(id, replacements[i].eclass)) ++changed;
+  }
+  if (changed > 0) ++counts.applied;
+  return changed;
 }
 
 egraph::Pattern<TensorOp> compile_pattern(const Term& lhs, size_t part) {
@@ -320,23 +336,11 @@ std::vector<TensorRewrite> RuleCompiler::compile(const RuleSet& rules) {
           return 0;
         }
       }
-      // Plan every part before adding anything, so a rejected match leaves no trace.
-      std::vector<SidePlanner> plans;
-      plans.reserve(rule->parts.size());
+      std::vector<ClassReplacement> replacements;
       for (size_t p = 0; p < rule->parts.size(); ++p) {
-        plans.emplace_back(egraph, match, true);
-        if (!plan_replacement(plans.back(), egraph, rule->parts[p].rhs, match.roots[p], filter,
-                              counts)) {
-          return 0;
-        }
+        replacements.push_back({match.roots[p], &rule->parts[p].rhs});
       }
-      size_t changed = 0;
-      for (size_t p = 0; p < rule->parts.size(); ++p) {
-        EClassId id = instantiate(egraph, plans[p].planned(), plans[p].root());
-        if (egraph.merge(id, match.roots[p])) ++changed;
-      }
-      if (changed > 0) ++counts.applied;
-      return changed;
+      return apply_replacements(egraph, match, replacements, filter, counts);
     };
     rewrites.emplace_back(name, std::move(searchers), std::move(apply));
     if (parts.size() > 1 && !allow_same_class_) {

@@ -56,6 +56,21 @@ class RuleCompiler {
 size_t apply_replacement(TensorEGraph& egraph, const egraph::Match& match, const Term& rhs,
                          CycleFilter* filter, RuleStats& counts);
 
+// A class and what it is to equal: a replacement beyond the matched root.
+struct ClassReplacement {
+  egraph::EClassId eclass;
+  const Term* rhs;
+};
+
+// apply_replacement for several classes at once (a rule that replaces its root and values it
+// matched on the way, such as a residual sum a fused kernel also computes): every replacement is
+// planned and checked before anything is added, so a rejected one leaves no trace; then each is
+// added and merged with its class (common subterms become one e-node). Returns how many merges
+// changed the e-graph.
+size_t apply_replacements(TensorEGraph& egraph, const egraph::Match& match,
+                          const std::vector<ClassReplacement>& replacements, CycleFilter* filter,
+                          RuleStats& counts);
+
 // The e-graph pattern of a rule's left-hand side (exposed for tests). Splits get a hidden
 // variable ?__cut<part>_<k> for the cut they record.
 egraph::Pattern<TensorOp> compile_pattern(const Term& lhs, size_t part);

@@ -46,6 +46,7 @@ struct OpInfo {
   OpCategory category = OpCategory::Other;
   std::string description;
   ShapeInference infer;
+  int num_outputs = 1;  // kVariadic where the attributes decide (split's sizes, opaque's types)
 
   static constexpr int kVariadic = -1;
   bool is_leaf() const { return category == OpCategory::Leaf; }

@@ -659,7 +659,8 @@ std::vector<OpInfo> make_operator_table() {
        {required("axis", AttrKind::Int), required("sizes", AttrKind::Ints)},
        OpCategory::Layout,
        "Cuts a tensor along one axis into parts of the given sizes (one output per part).",
-       split},
+       split,
+       OpInfo::kVariadic},
       {OpKind::Merge,
        "merge",
        "Merge",
@@ -788,7 +789,8 @@ std::vector<OpInfo> make_operator_table() {
        "Two outputs: layernorm(x + skip) over the last axis, and the sum x + skip itself (the "
        "residual stream of a pre-norm block). x (tokens, D) or (B, S, D). ONNX Runtime's "
        "com.microsoft.SkipLayerNormalization.",
-       skip_layer_norm},
+       skip_layer_norm,
+       2},
       {OpKind::SkipRMSNorm,
        "skip_rms_norm",
        "SkipRMSNorm",
@@ -799,7 +801,8 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Reduction,
        "Two outputs: rms_norm(x + skip) over the last axis, and the sum x + skip itself. x "
        "(tokens, D) or (B, S, D). ONNX Runtime's com.microsoft.SkipSimplifiedLayerNormalization.",
-       skip_rms_norm},
+       skip_rms_norm,
+       2},
       {OpKind::ReduceMean,
        "reduce_mean",
        "ReduceMean",
@@ -855,7 +858,8 @@ std::vector<OpInfo> make_operator_table() {
        "An ONNX operator Saturate does not know, carried through unchanged: op_type and domain "
        "name it, onnx_attributes holds its attributes (base64 of a serialized NodeProto), "
        "output_types its outputs (\"f32[1 3];f32[10]\"). No rule matches it.",
-       opaque},
+       opaque,
+       OpInfo::kVariadic},
   };
   return ops;
 }

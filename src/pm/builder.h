@@ -267,8 +267,13 @@ inline Term tconst(double value) {
 }
 inline Rule rule(std::string name, uint32_t definition, std::vector<uint32_t> params,
                  Term replacement, std::vector<Expr> guards = {}, uint32_t line = 0) {
-  return Rule{std::move(name),   definition,        line,
-              std::move(params), std::move(guards), std::move(replacement)};
+  return Rule{.name = std::move(name),
+              .definition = definition,
+              .line = line,
+              .params = std::move(params),
+              .guards = std::move(guards),
+              .replacement = std::move(replacement),
+              .also = {}};
 }
 
 }  // namespace saturate::pm::build

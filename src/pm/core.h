@@ -167,6 +167,16 @@ struct Term {
   bool operator==(const Term&) const = default;
 };
 
+// A further value a rule replaces besides the matched root: the value bound to rule variable
+// `var` (a term variable) becomes `term`. A fused kernel that also computes a value the pattern
+// went through (a pre-norm block's residual sum) replaces it with its second output.
+struct FurtherReplacement {
+  uint32_t var = 0;
+  Term term;
+
+  bool operator==(const FurtherReplacement&) const = default;
+};
+
 struct Rule {
   std::string name;
   uint32_t definition = 0;
@@ -174,6 +184,7 @@ struct Rule {
   std::vector<uint32_t> params;  // rule variable i is parameter params[i] of the definition
   std::vector<Expr> guards;
   Term replacement;
+  std::vector<FurtherReplacement> also;  // .pmb version 2
 
   bool operator==(const Rule&) const = default;
 };

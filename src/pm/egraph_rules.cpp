@@ -92,7 +92,8 @@ class TermBuilder {
   }
 
  private:
-  eqsat::Term build_application(const Term& term) const {
+  // An application's operator and its complete attributes.
+  std::pair<ir::OpKind, ir::Attributes> construction(const Term& term) const {
     ir::OpKind kind;
     ir::Attributes given;
     if (term.head.tag == Head::Tag::Name) {
@@ -113,7 +114,70 @@ class TermBuilder {
       }
       given.set(attr.name, *converted);
     }
-    ir::Attributes attrs = ir::complete_attributes(info, given);
+    return {kind, ir::complete_attributes(info, given)};
+  }
+
+  // How many outputs the term's operator has on these inputs; 1 where the inputs do not
+  // type-check (the planner then rejects the replacement, as for any ill-typed one).
+  size_t output_count(const Term& term) const {
+    std::vector<ir::TensorType> inputs;
+    for (const Term& arg : term.args) {
+      std::optional<ir::TensorType> type = value_type(arg);
+      if (!type) return 1;
+      inputs.push_back(*type);
+    }
+    auto [kind, attrs] = construction(term);
+    try {
+      return ir::infer_types(kind, inputs, attrs).size();
+    } catch (const Error&) {
+      return 1;
+    }
+  }
+
+  std::optional<ir::TensorType> value_type(const Term& term) const {
+    switch (term.tag) {
+      case Term::Tag::Var:
+        return scope_.type_of(term.var);
+      case Term::Tag::Const:
+        return ir::TensorType{ir::DType::F32, {}};
+      case Term::Tag::App:
+        break;
+    }
+    std::vector<ir::TensorType> inputs;
+    for (const Term& arg : term.args) {
+      std::optional<ir::TensorType> type = value_type(arg);
+      if (!type) return std::nullopt;
+      inputs.push_back(*type);
+    }
+    auto [kind, attrs] = construction(term);
+    try {
+      std::vector<ir::TensorType> outputs = ir::infer_types(kind, inputs, attrs);
+      if (term.output_index >= outputs.size()) return std::nullopt;
+      return outputs[term.output_index];
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
+
+  eqsat::Term build_application(const Term& term) const {
+    eqsat::Term result = build_operator(term);
+    if (term.output_index == 0 && output_count(term) == 1) return result;
+    // A multi-output operator's class is a tuple: the value is one of its outputs.
+    eqsat::Term index;
+    index.kind = eqsat::Term::Kind::AttributeValue;
+    index.attr_kind = ir::AttrKind::Int;
+    index.value = static_cast<int64_t>(term.output_index);
+    eqsat::Term projection;
+    projection.kind = eqsat::Term::Kind::Apply;
+    projection.op = eqsat::find_language_op("output");
+    projection.args.push_back(std::move(index));
+    projection.args.push_back(std::move(result));
+    return projection;
+  }
+
+  eqsat::Term build_operator(const Term& term) const {
+    auto [kind, attrs] = construction(term);
+    const ir::OpInfo& info = ir::op_info(kind);
     const eqsat::LanguageOp& op = eqsat::language_op_for(kind, term.args.size());
     eqsat::Term result;
     result.kind = eqsat::Term::Kind::Apply;
@@ -152,20 +216,25 @@ class TermBuilder {
   const ExprScope& scope_;
 };
 
-// Rules the e-graph cannot express are refused before the run rather than midway.
+// Rules the e-graph cannot express are refused before the run rather than midway: the e-graph
+// holds an IR split as TENSAT's binary splits at recorded concat boundaries, not as an operator
+// with outputs to pick.
 void check_expressible(const Module& module, const Rule& rule, const Term& term) {
-  auto where = [&] { return source_position(module, rule.line) + ": rule '" + rule.name + "'"; };
-  if (term.tag == Term::Tag::App && term.output_index != 0) {
-    throw PatternError(where() + ": picks output " + std::to_string(term.output_index) +
-                       " of a multi-output operator, which the e-graph rewrite does not support");
+  if (term.tag == Term::Tag::App && term.head.tag == Head::Tag::Name &&
+      term.head.op == ir::OpKind::Split) {
+    throw PatternError(source_position(module, rule.line) + ": rule '" + rule.name +
+                       "' builds a split, which the e-graph rewrite does not support (pm apply "
+                       "does)");
   }
   for (const Term& arg : term.args) check_expressible(module, rule, arg);
 }
 
-// What the searcher hands the applier: which rule, and its replacement for this match.
+// What the searcher hands the applier: which rule, its replacement for this match, and the
+// further classes the rule replaces with theirs.
 struct PlannedRewrite {
   size_t rule = 0;
   eqsat::Term replacement;
+  std::vector<std::pair<EClassId, eqsat::Term>> further;
 };
 
 }  // namespace
@@ -175,6 +244,9 @@ eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
   auto stats = std::make_shared<std::vector<eqsat::RuleStats>>();
   for (const Rule& rule : module->rules) {
     check_expressible(*module, rule, rule.replacement);
+    for (const FurtherReplacement& further : rule.also) {
+      check_expressible(*module, rule, further.term);
+    }
     stats->push_back(eqsat::RuleStats{"pypm:" + rule.name});
   }
 
@@ -213,8 +285,14 @@ eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
                 rewrite_match.subst.insert(egraph::Var("?" + variable_name(p)), *value);
               }
             }
-            rewrite_match.payload = std::make_shared<PlannedRewrite>(PlannedRewrite{
-                r, TermBuilder(*module, rule, match, scope).build(rule.replacement)});
+            TermBuilder builder(*module, rule, match, scope);
+            auto planned = std::make_shared<PlannedRewrite>(
+                PlannedRewrite{r, builder.build(rule.replacement), {}});
+            for (const FurtherReplacement& further : rule.also) {
+              planned->further.emplace_back(match.value(rule.params[further.var]),
+                                            builder.build(further.term));
+            }
+            rewrite_match.payload = std::move(planned);
             found.push_back(std::move(rewrite_match));
             if (found.size() >= limit) return true;
           }
@@ -227,8 +305,9 @@ eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
   };
   auto apply = [stats, filter](eqsat::TensorEGraph& egraph, const egraph::Match& match) {
     const auto& planned = *static_cast<const PlannedRewrite*>(match.payload.get());
-    return eqsat::apply_replacement(egraph, match, planned.replacement, filter,
-                                    (*stats)[planned.rule]);
+    std::vector<eqsat::ClassReplacement> replacements{{match.root(), &planned.replacement}};
+    for (const auto& [eclass, term] : planned.further) replacements.push_back({eclass, &term});
+    return eqsat::apply_replacements(egraph, match, replacements, filter, (*stats)[planned.rule]);
   };
   eqsat::ExtraRules extra;
   extra.rewrites.emplace_back("pypm:" + module->source_file, std::move(search), std::move(apply));

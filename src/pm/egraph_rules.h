@@ -19,8 +19,10 @@ namespace saturate::pm {
 // eqsat::apply_replacement: shape-checked against the matched class and refused if it would
 // close a cycle. Every rule whose guards hold is applied (the e-graph keeps all alternatives).
 // A number in a replacement becomes a scalar float32 constant leaf, as `pm apply` builds it.
-// Throws PatternError when a rule cannot be expressed in the e-graph (it picks an output k > 0
-// of a multi-output operator).
+// Output k of a multi-output operator is an `output k` projection of its tuple class; a rule's
+// further replacements (`return root, (s, t)`) merge s's class with t in the same application,
+// so a fused kernel that both name is one e-node. Throws PatternError before the run for a rule
+// that builds a split (the e-graph holds splits as TENSAT's binary splits).
 eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
                                        eqsat::CycleFilter* filter, MatchOptions options = {});
 

@@ -48,7 +48,11 @@ bool note_rules(const Module& module, uint32_t definition, const Match& match,
       trace.note(label + ": guard `" + to_string(*failed, vars) + "` is false");
       continue;
     }
-    trace.note(label + " fires: the value becomes " + to_string(rule.replacement, vars));
+    std::string text = label + " fires: the value becomes " + to_string(rule.replacement, vars);
+    for (const FurtherReplacement& further : rule.also) {
+      text += ", and " + vars[further.var].name + " becomes " + to_string(further.term, vars);
+    }
+    trace.note(text);
     return true;
   }
   return false;

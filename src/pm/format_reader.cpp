@@ -131,12 +131,16 @@ class PmbReader {
     need(4, "the magic number");
     if (bytes_.substr(0, 4) != "SPMB") fail(0, "not a PyPM file (the magic \"SPMB\" is missing)");
     pos_ = 4;
-    uint16_t version = u16("the version");
-    if (version != 1) {
-      fail(4, "unsupported version " + std::to_string(version) + " (this reader reads version 1)");
+    version_ = u16("the version");
+    if (version_ != 1 && version_ != 2) {
+      fail(4, "unsupported version " + std::to_string(version_) +
+                  " (this reader reads versions 1 and 2)");
     }
     uint16_t flags = u16("the flags");
-    if (flags != 0) fail(6, "unknown flags " + std::to_string(flags) + " (version 1 has none)");
+    if (flags != 0) {
+      fail(6, "unknown flags " + std::to_string(flags) + " (version " + std::to_string(version_) +
+                  " has none)");
+    }
     uint32_t n = count("strings", 4);
     strings_.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {
@@ -442,11 +446,26 @@ class PmbReader {
     uint32_t guards = count("rule guards", 1);
     for (uint32_t i = 0; i < guards; ++i) rule.guards.push_back(read_expr(vars));
     rule.replacement = read_term(vars);
+    if (version_ >= 2) {
+      uint32_t further = count("further replacements", 5);
+      for (uint32_t i = 0; i < further; ++i) {
+        size_t at = pos_;
+        FurtherReplacement replacement;
+        replacement.var = u32("a replaced variable");
+        if (replacement.var >= vars.size() || vars[replacement.var].kind != VarKind::Term) {
+          fail(at, "rule '" + rule.name + "' also replaces variable " +
+                       std::to_string(replacement.var) + ", which is not a term variable of it");
+        }
+        replacement.term = read_term(vars);
+        rule.also.push_back(std::move(replacement));
+      }
+    }
     return rule;
   }
 
   std::string_view bytes_;
   size_t pos_ = 0;
+  uint16_t version_ = 1;
   std::vector<std::string> strings_;
   uint32_t definitions_ = 0;
   std::vector<size_t> definition_offsets_;

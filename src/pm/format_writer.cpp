@@ -1,5 +1,6 @@
 #include "pm/format_writer.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <unordered_map>
@@ -14,6 +15,9 @@ namespace {
 class PmbWriter {
  public:
   std::string write(const Module& module) {
+    // Version 2 only where a rule replaces further values, so that other files keep the bytes
+    // (and the readers) of version 1.
+    further_ = std::ranges::any_of(module.rules, [](const Rule& r) { return !r.also.empty(); });
     str(module.source_file);
     u32(module.definitions.size());
     for (const Definition& definition : module.definitions) write(definition);
@@ -21,8 +25,8 @@ class PmbWriter {
     for (const Rule& rule : module.rules) write(rule);
 
     std::string file = "SPMB";
-    append_le(file, uint16_t{1}, 2);  // version
-    append_le(file, uint16_t{0}, 2);  // flags
+    append_le(file, further_ ? uint16_t{2} : uint16_t{1}, 2);  // version
+    append_le(file, uint16_t{0}, 2);                           // flags
     append_le(file, strings_.size(), 4);
     for (const std::string& text : strings_) {
       append_le(file, text.size(), 4);
@@ -205,8 +209,15 @@ class PmbWriter {
     u32(rule.guards.size());
     for (const Expr& guard : rule.guards) write(guard);
     write(rule.replacement);
+    if (!further_) return;
+    u32(rule.also.size());
+    for (const FurtherReplacement& replacement : rule.also) {
+      u32(replacement.var);
+      write(replacement.term);
+    }
   }
 
+  bool further_ = false;  // version 2: rules carry their further replacements
   std::string body_;
   std::vector<std::string> strings_;
   std::unordered_map<std::string, size_t> string_ids_;

@@ -206,6 +206,18 @@ class ModuleChecker {
     vars_ = &vars;
     for (const Expr& guard : rule.guards) check_expr(guard);
     check_term(rule.replacement);
+    std::vector<uint32_t> replaced;
+    for (const FurtherReplacement& further : rule.also) {
+      if (further.var >= vars.size() || vars[further.var].kind != VarKind::Term) {
+        fail("also replaces variable " + std::to_string(further.var) +
+             ", which is not a term variable of the rule");
+      }
+      if (std::ranges::find(replaced, further.var) != replaced.end()) {
+        fail("replaces '" + vars[further.var].name + "' twice");
+      }
+      replaced.push_back(further.var);
+      check_term(further.term);
+    }
     vars_ = nullptr;
   }
 

@@ -35,6 +35,20 @@ size_t MutableGraph::num_uses(ir::ValueRef value) const {
   return node.uses[value.output].size() + node.output_refs[value.output];
 }
 
+bool MutableGraph::depends_on(ir::ValueRef value, ir::NodeId ancestor) const {
+  std::vector<bool> seen(nodes_.size(), false);
+  std::vector<ir::NodeId> stack{value.node};
+  while (!stack.empty()) {
+    ir::NodeId id = stack.back();
+    stack.pop_back();
+    if (id == ancestor) return true;
+    if (seen[id]) continue;
+    seen[id] = true;
+    for (const ir::ValueRef& input : nodes_[id].inputs) stack.push_back(input.node);
+  }
+  return false;
+}
+
 std::string MutableGraph::fresh_name(const std::string& prefix) {
   std::string name = prefix;
   for (int suffix = 1; used_names_.contains(name); ++suffix) {

@@ -41,6 +41,8 @@ class MutableGraph {
   }
   // Uses by nodes plus graph outputs.
   size_t num_uses(ir::ValueRef value) const;
+  // Whether `value` is computed (transitively) from some output of node `ancestor`.
+  bool depends_on(ir::ValueRef value, ir::NodeId ancestor) const;
 
   // Appends a node with complete attributes and inferred output types; names are fresh.
   ir::NodeId add_node(ir::OpKind op, std::vector<ir::ValueRef> inputs, ir::Attributes attrs,

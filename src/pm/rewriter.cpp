@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <utility>
 
 #include "ir/op_registry.h"
 #include "pm/errors.h"
@@ -99,6 +101,10 @@ class Rewriter {
             ++statistics_[r].identity_skips;
             continue;
           }
+          if (further_closes_cycle(r, match)) {
+            ++statistics_[r].cycle_skips;
+            continue;
+          }
           firing = Firing{r, match};
           return true;
         }
@@ -188,6 +194,36 @@ class Rewriter {
     return false;
   }
 
+  // Whether a further replacement `(s, t)` of the rule would read, in t, a value computed from
+  // s: redirecting s's uses to t would then make a value depend on itself.
+  bool further_closes_cycle(uint32_t r, const Match& match) const {
+    const Rule& rule = module_.rules[r];
+    for (const FurtherReplacement& further : rule.also) {
+      ir::ValueRef target = match.value(rule.params[further.var]);
+      std::vector<const Term*> stack{&further.term};
+      while (!stack.empty()) {
+        const Term* term = stack.back();
+        stack.pop_back();
+        for (const Term& arg : term->args) stack.push_back(&arg);
+        if (term->tag != Term::Tag::Var) continue;
+        ir::ValueRef read = match.value(rule.params[term->var]);
+        if (read != target && graph_.depends_on(read, target.node)) return true;
+      }
+    }
+    return false;
+  }
+
+  // A node this application already built with the same operator, attributes and inputs (the
+  // replacement and a further replacement that name one fused kernel share it).
+  std::optional<ir::NodeId> built_node(ir::OpKind op, const ir::Attributes& attrs,
+                                       const std::vector<ir::ValueRef>& inputs) const {
+    for (auto id = application_start_; id < graph_.num_nodes(); ++id) {
+      const MutableGraph::Node& node = graph_.node(id);
+      if (node.op == op && node.attrs == attrs && node.inputs == inputs) return id;
+    }
+    return std::nullopt;
+  }
+
   ir::ValueRef build(uint32_t r, const Match& match, const Term& term) {
     switch (term.tag) {
       case Term::Tag::Var:
@@ -222,17 +258,35 @@ class Rewriter {
                          " asks for output " + std::to_string(term.output_index) + " of '" +
                          info.name + "', which has " + std::to_string(outputs.size()));
     }
+    if (auto existing = built_node(built.op, built.attrs, inputs)) {
+      return {*existing, term.output_index};
+    }
     ir::NodeId id =
         graph_.add_node(built.op, std::move(inputs), std::move(built.attrs), std::move(outputs));
     return {id, term.output_index};
   }
 
   void apply(const Firing& firing, ir::ValueRef value) {
+    const Rule& rule = module_.rules[firing.rule];
     auto first_new_node = static_cast<ir::NodeId>(graph_.num_nodes());
-    ir::ValueRef replacement =
-        build(firing.rule, firing.match, module_.rules[firing.rule].replacement);
+    application_start_ = first_new_node;
+    ir::ValueRef replacement = build(firing.rule, firing.match, rule.replacement);
+    // Further replacements are built before any use moves, so that each reads the values the
+    // match bound.
+    std::vector<std::pair<ir::ValueRef, ir::ValueRef>> further;
+    for (const FurtherReplacement& also : rule.also) {
+      ir::ValueRef target = firing.match.value(rule.params[also.var]);
+      if (is_identity(firing.rule, firing.match, also.term, target)) continue;
+      further.emplace_back(target, build(firing.rule, firing.match, also.term));
+    }
     graph_.replace_uses(value, replacement, first_new_node);
+    for (const auto& [target, built] : further) {
+      graph_.replace_uses(target, built, first_new_node);
+    }
     graph_.remove_if_unused(value.node);
+    for (const auto& [target, built] : further) {
+      if (graph_.alive(target.node)) graph_.remove_if_unused(target.node);
+    }
     ++statistics_[firing.rule].applications;
   }
 
@@ -245,6 +299,7 @@ class Rewriter {
   std::vector<uint32_t> rule_definitions_;
   std::vector<std::vector<Var>> rule_vars_;
   std::vector<RuleStatistics> statistics_;
+  ir::NodeId application_start_ = 0;  // the first node the current application built
 };
 
 }  // namespace

@@ -26,6 +26,9 @@ struct RuleStatistics {
   size_t applications = 0;
   // Times its guards held but the replacement would have been the matched value itself.
   size_t identity_skips = 0;
+  // Times a further replacement (`return root, (s, t)`) would have made a value depend on
+  // itself: t reads a value computed from s.
+  size_t cycle_skips = 0;
 };
 
 struct RewriteResult {

@@ -39,9 +39,10 @@ ir::Graph relu_graph() {
 
 // `optimize` with no rule file, only the module's rules in the e-graph, greedy DAG extraction.
 eqsat::OptimizeResult optimize_with_pypm(const ir::Graph& graph,
-                                         std::shared_ptr<const Module> module) {
+                                         std::shared_ptr<const Module> module,
+                                         const std::string& extractor = "greedy-dag") {
   eqsat::OptimizeOptions options;
-  options.extractor = "greedy-dag";
+  options.extractor = extractor;
   options.extra_rules.push_back(
       [module](eqsat::CycleFilter* filter) { return compile_egraph_rules(module, filter); });
   return eqsat::optimize(graph, eqsat::RuleSet{}, cost::AnalyticCostModel(), options);
@@ -172,7 +173,7 @@ TEST(EGraphRules, EqualConstantsFromSeveralRewritesAreOneLeaf) {
   EXPECT_EQ(egraph.node_count(), before + 3);  // two products, one constant 2
 }
 
-TEST(EGraphRules, PickingALaterOutputIsAClearErrorBeforeTheRun) {
+TEST(EGraphRules, BuildingASplitIsAClearErrorBeforeTheRun) {
   try {
     compile_egraph_rules(
         tanh_to_sigmoid(tapp("split", {tv(0)},
@@ -180,8 +181,74 @@ TEST(EGraphRules, PickingALaterOutputIsAClearErrorBeforeTheRun) {
         nullptr);
     FAIL() << "expected a PatternError";
   } catch (const PatternError& error) {
-    EXPECT_NE(std::string(error.what()).find("picks output 1"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("builds a split"), std::string::npos) << error.what();
   }
+}
+
+// A pre-norm residual: s = x + skip feeds the norm and the next residual add. The rule replaces
+// the norm with output 0 of skip_layer_norm and s with its output 1 (a further replacement);
+// both name one fused e-node, so extraction can take the fused kernel for both values.
+std::shared_ptr<const Module> skip_layer_norm_module() {
+  auto module = std::make_shared<Module>();
+  // PreNorm(s, x, skip, g, b) = layernorm(s, g, b) where s <= ewadd(x, skip).
+  module->definitions.push_back(definition(
+      "PreNorm", 5,
+      {alternate({term("s"), term("x"), term("skip"), term("g"), term("b")},
+                 app("layernorm", {v(0), v(3), v(4)}), {match(0, app("ewadd", {v(1), v(2)}))})}));
+  Rule fuse = rule("fuse", 0, {0, 1, 2, 3, 4},
+                   tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)}, {}, 0));
+  fuse.also.push_back({0, tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)}, {}, 1)});
+  module->rules.push_back(std::move(fuse));
+  check_module(*module);
+  return module;
+}
+
+ir::Graph pre_norm_graph() {
+  ir::GraphBuilder b("pre_norm");
+  ir::ValueRef x = b.input("x", {2, 4, 8});
+  ir::ValueRef skip = b.input("skip", {2, 4, 8});
+  ir::ValueRef s = b.ewadd(x, skip);
+  ir::ValueRef y = b.apply(ir::OpKind::LayerNorm, {s, b.weight({8}, "g"), b.weight({8}, "b")});
+  b.output("out", b.ewadd(s, b.relu(y)));
+  return std::move(b).finish();
+}
+
+TEST(EGraphRules, FurtherReplacementsShareOneFusedNode) {
+  eqsat::TensorEGraph egraph;
+  eqsat::add_graph(egraph, pre_norm_graph());
+  egraph.rebuild();
+  eqsat::ExtraRules extra = compile_egraph_rules(skip_layer_norm_module(), nullptr);
+  std::vector<egraph::Match> matches = extra.rewrites[0].search(egraph);
+  ASSERT_EQ(matches.size(), 1u);
+  size_t before = egraph.node_count();
+  EXPECT_EQ(extra.rewrites[0].apply(egraph, matches[0]), 2u);  // the norm's class and s's
+  egraph.rebuild();
+  // One skip_layer_norm, its two output projections and the two index attributes.
+  EXPECT_EQ(egraph.node_count(), before + 5);
+  EXPECT_EQ(extra.stats()[0].applied, 1u);
+
+  // The ILP sees that once the fused node is chosen for the norm, the sum comes free with it
+  // (greedy extraction prices each class alone and keeps the original here).
+  eqsat::OptimizeResult result =
+      optimize_with_pypm(pre_norm_graph(), skip_layer_norm_module(), "ilp");
+  EXPECT_EQ(result.graph.op_histogram(),
+            (std::map<std::string, int>{{"skip_layer_norm", 1}, {"relu", 1}, {"ewadd", 1}}));
+}
+
+TEST(EGraphRules, AFurtherReplacementOfTheWrongTypeRejectsTheWholeMatch) {
+  auto module = std::make_shared<Module>(*skip_layer_norm_module());
+  // s (2, 4, 8) replaced by a 1-d weight: ill-typed, so neither class changes.
+  module->rules[0].also[0].term = tv(3);
+  eqsat::TensorEGraph egraph;
+  eqsat::add_graph(egraph, pre_norm_graph());
+  egraph.rebuild();
+  eqsat::ExtraRules extra = compile_egraph_rules(module, nullptr);
+  std::vector<egraph::Match> matches = extra.rewrites[0].search(egraph);
+  ASSERT_EQ(matches.size(), 1u);
+  size_t before = egraph.node_count();
+  EXPECT_EQ(extra.rewrites[0].apply(egraph, matches[0]), 0u);
+  EXPECT_EQ(egraph.node_count(), before);
+  EXPECT_EQ(extra.stats()[0].shape_rejected, 1u);
 }
 
 }  // namespace

@@ -138,10 +138,41 @@ TEST(PmbLoader, RejectsBadMagic) {
   EXPECT_EQ(expect_format_error("SP", "end of file"), 0u);
 }
 
+// A module whose rule also replaces a value its pattern bound: version 2.
+Module further_replacement_module() {
+  Module m = single(app("relu", {app("tanh", {v(0)})}), {term("x")}, 1);
+  Rule r = rule("r", 0, {0}, tapp("sigmoid", {tv(0)}));
+  r.also.push_back({0, tapp("relu", {tv(0)})});
+  m.rules.push_back(std::move(r));
+  return m;
+}
+
+TEST(PmbFormat, FurtherReplacementsNeedVersionTwoAndRoundTrip) {
+  Module module = further_replacement_module();
+  check_module(module);
+  std::string bytes = write_pmb(module);
+  EXPECT_EQ(bytes[4], 2);
+  EXPECT_EQ(read_pmb(bytes), module);
+  EXPECT_EQ(write_pmb(read_pmb(bytes)), bytes);
+  // Without them the same module is written as version 1, byte for byte as before.
+  module.rules[0].also.clear();
+  EXPECT_EQ(write_pmb(module)[4], 1);
+}
+
+TEST(PmbLoader, RejectsFurtherReplacementsOfNonVariables) {
+  Module module = further_replacement_module();
+  module.rules[0].also[0].var = 3;
+  expect_format_error(write_pmb(module), "also replaces variable 3");
+  EXPECT_THROW(check_module(module), PatternError);
+  module = further_replacement_module();
+  module.rules[0].also.push_back(module.rules[0].also[0]);
+  EXPECT_THROW(check_module(module), PatternError);
+}
+
 TEST(PmbLoader, RejectsBadVersionAndFlags) {
   std::string bytes = every_tag_bytes();
-  bytes[4] = 2;
-  EXPECT_EQ(expect_format_error(bytes, "unsupported version 2"), 4u);
+  bytes[4] = 3;
+  EXPECT_EQ(expect_format_error(bytes, "unsupported version 3"), 4u);
   bytes = every_tag_bytes();
   bytes[6] = 1;
   EXPECT_EQ(expect_format_error(bytes, "flags"), 6u);

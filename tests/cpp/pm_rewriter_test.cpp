@@ -239,3 +239,62 @@ TEST(Rewriter, RejectsInvalidModules) {
   m.rules[0].params = {0, 9};
   EXPECT_THROW(rewrite(transposed_product(), m), PatternError);
 }
+
+namespace {
+
+// s = x + skip feeds a layernorm and the next residual add (a pre-norm block).
+ir::Graph pre_norm_block() {
+  ir::GraphBuilder b("pre_norm");
+  ir::ValueRef x = b.input("x", {2, 4, 8});
+  ir::ValueRef skip = b.input("skip", {2, 4, 8});
+  ir::ValueRef s = b.ewadd(x, skip);
+  ir::ValueRef y = b.apply(ir::OpKind::LayerNorm, {s, b.weight({8}, "g"), b.weight({8}, "b")});
+  b.output("out", b.ewadd(s, b.relu(y)));
+  return std::move(b).finish();
+}
+
+// PreNorm(s, x, skip, g, b) = layernorm(s, g, b) where s <= ewadd(x, skip); the rule replaces
+// the norm with output 0 of skip_layer_norm and, further, s with its output 1.
+Module skip_layer_norm_rule(Term further) {
+  Module module;
+  module.definitions.push_back(definition(
+      "PreNorm", 5,
+      {alternate({term("s"), term("x"), term("skip"), term("g"), term("b")},
+                 app("layernorm", {v(0), v(3), v(4)}), {match(0, app("ewadd", {v(1), v(2)}))})}));
+  Rule fuse = rule("fuse", 0, {0, 1, 2, 3, 4},
+                   tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)}, {}, 0));
+  fuse.also.push_back({0, std::move(further)});
+  module.rules.push_back(std::move(fuse));
+  return module;
+}
+
+}  // namespace
+
+TEST(Rewriter, FurtherReplacementsShareTheFusedNode) {
+  ir::Graph graph = pre_norm_block();
+  RewriteResult result = rewrite(
+      graph, skip_layer_norm_rule(tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)}, {}, 1)));
+  EXPECT_EQ(stats(result, "fuse").applications, 1u);
+  // One fused node gives both values: the old sum and norm are gone.
+  EXPECT_EQ(result.graph.op_histogram(),
+            (std::map<std::string, int>{{"skip_layer_norm", 1}, {"relu", 1}, {"ewadd", 1}}));
+  expect_same_values(graph, result.graph);
+}
+
+TEST(Rewriter, AFurtherReplacementThatReadsAValueComputedFromItIsSkipped) {
+  // The pattern binds the norm y too; replacing s by relu(y), which is computed from s, would
+  // make s depend on itself once its uses move, so the rule does not fire.
+  Module module;
+  module.definitions.push_back(definition(
+      "PreNorm", 6,
+      {alternate({term("y"), term("s"), term("x"), term("skip"), term("g"), term("b")}, v(0),
+                 {match(0, app("layernorm", {v(1), v(4), v(5)})),
+                  match(1, app("ewadd", {v(2), v(3)}))})}));
+  Rule fuse = rule("fuse", 0, {0, 1, 2, 3, 4, 5}, tapp("tanh", {tv(0)}));
+  fuse.also.push_back({1, tapp("relu", {tv(0)})});
+  module.rules.push_back(std::move(fuse));
+  RewriteResult result = rewrite(pre_norm_block(), module);
+  EXPECT_EQ(stats(result, "fuse").applications, 0u);
+  EXPECT_GE(stats(result, "fuse").cycle_skips, 1u);
+  EXPECT_TRUE(result.graph == pre_norm_block());
+}

@@ -315,11 +315,39 @@ def _build_rules(r: RuleEntry, registry: Registry, def_index: dict[str, int],
         if result is None:
             raise PyPMError(f"rule {r.name} must return the replacement (it returned None: a "
                             "missing return?)", r.filename, r.line)
+        further = ()
+        if isinstance(result, tuple):
+            if not result:
+                raise PyPMError(f"rule {r.name} returned an empty tuple; it must return the "
+                                "replacement", r.filename, r.line)
+            result, further = result[0], result[1:]
         replacement = _to_term(to_value(result, "the value returned by the rule"))
+        also = _further_replacements(r, further)
         return core.Rule(r.name, def_index[target], r.line, tuple(indices), tuple(guards),
-                         replacement)
+                         replacement, also)
 
     return list(_explore(fn, RULE, f"rule {r.name}", tuple(params), r.filename, r.line, finish))
+
+
+def _further_replacements(r: RuleEntry, pairs: tuple) -> tuple:
+    """``return root, (s, t), ...``: each pair replaces the value bound to the rule's term
+    parameter ``s`` by the term ``t`` as well (a fused kernel that also computes a value the
+    pattern matched on the way, such as the residual sum of a pre-norm block)."""
+    also = []
+    seen: set[int] = set()
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], TermVar)):
+            raise PyPMError(f"rule {r.name} returned a tuple: after the replacement each element "
+                            "must be a pair (variable, replacement), the variable one of the "
+                            "rule's term parameters", r.filename, r.line)
+        var, value = pair
+        index = var._idx()
+        if index in seen:
+            raise PyPMError(f"rule {r.name} replaces '{var._display()}' twice", r.filename,
+                            r.line)
+        seen.add(index)
+        also.append((index, _to_term(to_value(value, f"the replacement of {var._display()}"))))
+    return tuple(also)
 
 
 # ---- recursion checks -------------------------------------------------------------------------

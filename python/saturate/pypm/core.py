@@ -227,6 +227,9 @@ class Rule:
     params: tuple[int, ...]  # indices into the definition's parameters
     guards: tuple[Expr, ...]
     replacement: Term
+    # Further values the match bound that the rule replaces too: (rule variable, term) pairs,
+    # e.g. a residual sum that a fused kernel also computes (.pmb version 2).
+    also: tuple[tuple[int, Term], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -375,4 +378,7 @@ def format_file(f: PatternFile) -> str:
         for g in r.guards:
             out.append(f"  guard {format_expr(g, names, ops)}")
         out.append(f"  => {format_term(r.replacement, names, ops)}")
+        for var, term in r.also:
+            out.append(f"  also {names[var] if var < len(names) else f'#{var}'} => "
+                       f"{format_term(term, names, ops)}")
     return "\n".join(out) + "\n"

@@ -21,7 +21,8 @@ edit: change the registry, rebuild and regenerate (tests/python/pypm/test_pypm_o
 fails while this file is stale).
 
 Each entry: (IR name, constructor, least inputs, most inputs or None for variadic, input names,
-attributes); an attribute is (name, kind) when required, (name, kind, default) otherwise.
+attributes, outputs or None when the attributes decide); an attribute is (name, kind) when
+required, (name, kind, default) otherwise.
 """
 
 OPERATORS = (
@@ -61,15 +62,16 @@ def entry(op: dict) -> str:
             fields += (default_value(attribute["default"], kind),)
         attributes.append(fields)
     most = None if op["max_inputs"] == -1 else op["max_inputs"]
+    outputs = None if op["outputs"] == -1 else op["outputs"]
     fields = (op["name"], op["camel_name"], op["min_inputs"], most, tuple(op["input_names"]),
-              tuple(attributes))
+              tuple(attributes), outputs)
     line = f"    {fields!r},\n"
     if len(line) <= 100 or not attributes:
         return line
     # Long entries: one attribute per line.
     head = repr(fields[:5])[:-1]
     body = "".join(f"        {attribute!r},\n" for attribute in attributes)
-    return f"    {head}, (\n{body}    )),\n"
+    return f"    {head}, (\n{body}    ), {outputs!r}),\n"
 
 
 def render(operators: list[dict]) -> str:

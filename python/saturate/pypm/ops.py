@@ -50,6 +50,7 @@ class OpInfo:
     max_inputs: Optional[int]  # None: variadic
     inputs: tuple[str, ...]
     attrs: tuple[AttrInfo, ...] = ()
+    outputs: Optional[int] = 1  # None: the attributes decide (split's sizes, opaque's types)
 
     def attr(self, name: str) -> Optional[AttrInfo]:
         for a in self.attrs:
@@ -67,8 +68,9 @@ class OpInfo:
 
 
 OPERATORS: tuple[OpInfo, ...] = tuple(
-    OpInfo(name, constructor, least, most, inputs, tuple(AttrInfo(*a) for a in attributes))
-    for name, constructor, least, most, inputs, attributes in _TABLE)
+    OpInfo(name, constructor, least, most, inputs, tuple(AttrInfo(*a) for a in attributes),
+           outputs)
+    for name, constructor, least, most, inputs, attributes, outputs in _TABLE)
 
 BY_NAME: dict[str, OpInfo] = {op.name: op for op in OPERATORS}
 

@@ -238,8 +238,8 @@ class _Reader:
         if self.take(4) != MAGIC:
             self.fail("bad magic (not a .pmb file)", 0)
         version = self.u16()
-        if version != VERSION:
-            self.fail(f"unsupported version {version} (this reader knows {VERSION})", 4)
+        if version not in (1, VERSION):
+            self.fail(f"unsupported version {version} (this reader reads 1 and {VERSION})", 4)
         flags = self.u16()
         if flags != 0:
             self.fail(f"unknown flags {flags}", 6)
@@ -300,14 +300,25 @@ class _Reader:
                 params.append(p)
             self.kinds = [params_of[p].kind for p in params]
             guards = tuple(self.expr() for _ in range(self.count("guards")))
-            rules.append(core.Rule(name, definition, line, tuple(params), guards, self.term()))
+            replacement = self.term()
+            also = []
+            if version >= 2:
+                for _ in range(self.count("further replacements", 5)):
+                    v_at = self.pos
+                    var = self.u32()
+                    if var >= len(params) or self.kinds[var] != core.TERM:
+                        self.fail(f"rule {name}: further replacement of variable {var}, which is "
+                                  "not a term variable of the rule", v_at)
+                    also.append((var, self.term()))
+            rules.append(core.Rule(name, definition, line, tuple(params), guards, replacement,
+                                   tuple(also)))
         if self.pos != len(self.data):
             self.fail(f"{len(self.data) - self.pos} trailing bytes")
         return core.PatternFile(source, tuple(definitions), tuple(rules))
 
 
 def from_bytes(data: bytes) -> core.PatternFile:
-    """Parses ``.pmb`` v1 bytes; raises FormatError naming the byte offset."""
+    """Parses ``.pmb`` bytes (version 1 or 2); raises FormatError naming the byte offset."""
     return _Reader(bytes(data)).read()
 
 

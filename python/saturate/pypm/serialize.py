@@ -1,4 +1,5 @@
-"""Writes a core-calculus file as ``.pmb`` version 1 bytes (docs/PYPM.md §3).
+"""Writes a core-calculus file as ``.pmb`` bytes (docs/PYPM.md §3): version 1, or version 2 when a
+rule also replaces further values.
 
 The string table lists strings in order of first use while writing (the source file name
 first), so the same core objects always give the same bytes.
@@ -11,7 +12,7 @@ import struct
 from . import core
 
 MAGIC = b"SPMB"
-VERSION = 1
+VERSION = 2  # the newest version written and read; version 1 files are read too
 FLAGS = 0
 
 # Tags.
@@ -29,6 +30,7 @@ class _Writer:
     def __init__(self) -> None:
         self.out = bytearray()
         self.strings: dict[str, int] = {}
+        self.version = 1
 
     def u8(self, v: int) -> None:
         self.out += struct.pack("<B", v)
@@ -229,11 +231,20 @@ class _Writer:
         for g in r.guards:
             self.expr(g)
         self.term(r.replacement)
+        if self.version >= 2:
+            self.u32(len(r.also))
+            for var, term in r.also:
+                self.u32(var)
+                self.term(term)
 
 
 def to_bytes(f: core.PatternFile) -> bytes:
-    """The ``.pmb`` v1 encoding of ``f``."""
+    """The ``.pmb`` encoding of ``f``."""
+    # Version 1 unless a rule replaces further values (version 2 adds them to each rule), so
+    # files without such rules keep their bytes and stay readable by version-1 readers.
+    version = 2 if any(r.also for r in f.rules) else 1
     body = _Writer()
+    body.version = version
     body.str(f.source_file)
     body.u32(len(f.definitions))
     for d in f.definitions:
@@ -243,7 +254,7 @@ def to_bytes(f: core.PatternFile) -> bytes:
         body.rule(r)
     head = _Writer()
     head.out += MAGIC
-    head.out += struct.pack("<HH", VERSION, FLAGS)
+    head.out += struct.pack("<HH", version, FLAGS)
     head.u32(len(body.strings))
     for s in body.strings:  # insertion order = index order
         data = s.encode("utf-8")

@@ -379,8 +379,10 @@ class App(Node):
         if self.output != 0:
             raise PyPMError("the output index is already set")
         if self.info is not None and k > 0:
-            if self.info.name != "split":
-                raise PyPMError(f"{self.info.constructor} has one output; there is no output {k}")
+            outputs = self.info.outputs
+            if outputs is not None and k >= outputs:
+                count = "one output" if outputs == 1 else f"{outputs} outputs"
+                raise PyPMError(f"{self.info.constructor} has {count}; there is no output {k}")
             for name, value in self.attrs:
                 if name == "sizes" and isinstance(value, core.EInts) and k >= len(value.values):
                     raise PyPMError(f"split has {len(value.values)} outputs; there is no "

@@ -165,8 +165,8 @@ def test_trailing_bytes(pinned_bytes):
 def test_bad_magic_version_and_flags(pinned_bytes):
     with pytest.raises(reader.FormatError, match="magic"):
         reader.from_bytes(b"XPMB" + pinned_bytes[4:])
-    with pytest.raises(reader.FormatError, match="version 2"):
-        reader.from_bytes(pinned_bytes[:4] + struct.pack("<H", 2) + pinned_bytes[6:])
+    with pytest.raises(reader.FormatError, match="version 3"):
+        reader.from_bytes(pinned_bytes[:4] + struct.pack("<H", 3) + pinned_bytes[6:])
     with pytest.raises(reader.FormatError, match="flags"):
         reader.from_bytes(pinned_bytes[:6] + struct.pack("<H", 1) + pinned_bytes[8:])
 
