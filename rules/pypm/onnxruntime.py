@@ -69,7 +69,8 @@ import sys
 from saturate import pypm
 from saturate.pypm import (Add, BiasGelu, Div, Erf, EwAdd, EwMul, FastGelu, Gelu, MatMul, Mul,
                            MultiHeadAttention, Opaque, Pow, QuickGelu, ReduceMean, Reshape,
-                           RMSNorm, Sigmoid, Softmax, Sqrt, Tanh, Transpose, pattern, rule, var)
+                           RMSNorm, Sigmoid, SkipLayerNorm, SkipRMSNorm, Softmax, Sqrt, Tanh,
+                           Transpose, pattern, rule, var)
 
 
 @pattern
@@ -569,6 +570,50 @@ def fuse_rms_norm(x, w, m, e):
         last = last or (x.shape.rank == rank and m.attrs.axes == [rank - 1])
     assert last
     return RMSNorm(x, w, axis=-1, epsilon=e.attrs.value)
+
+
+# ---- residual normalizations (SkipLayerNormalization, SkipSimplifiedLayerNormalization) ---------
+# A residual add, then the norm: norm(x + skip). In a pre-norm block (GPT-2, ViT, Llama) the sum s
+# also feeds the next residual add, so the rule replaces s too, with the fused kernel's second
+# output; in a post-norm block (BERT) nothing else reads s. The norm is an operator variable so
+# that the rule reads the attributes of the norm it matched (in the e-graph a value's guards read
+# its class's first producer, which for an RMSNorm is the exporter's Mul): the RMSNorm rule above
+# puts rms_norm into that class, and this pattern matches it there.
+@pattern
+def ResidualNorm(s, x, skip, w, norm: pypm.Op):
+    """rms_norm(x + skip, w)."""
+    assert norm.name == "rms_norm"
+    assert s <= Plus(x, skip)
+    return norm(s, w)
+
+
+@pattern
+def ResidualNormWithBias(s, x, skip, g, b, norm: pypm.Op):
+    """layernorm(x + skip, g, b)."""
+    assert norm.name == "layernorm"
+    assert s <= Plus(x, skip)
+    return norm(s, g, b)
+
+
+# ONNX Runtime's kernels take x and skip of one shape, (tokens, D) or (B, S, D), normalize over
+# the last axis and take one parameter per feature.
+@rule(ResidualNormWithBias)
+def fuse_skip_layer_norm(s, x, skip, g, b, norm: pypm.Op):
+    assert x.shape.rank in (2, 3) and skip.shape == x.shape and s.shape == x.shape
+    assert norm.attrs.axis == -1 or norm.attrs.axis == x.shape.rank - 1
+    assert g.shape.rank == 1 and g.shape[0] == x.shape[-1]
+    assert b.shape.rank == 1 and b.shape[0] == x.shape[-1]
+    fused = SkipLayerNorm(x, skip, g, b, epsilon=norm.attrs.epsilon)
+    return fused[0], (s, fused[1])
+
+
+@rule(ResidualNorm)
+def fuse_skip_rms_norm(s, x, skip, w, norm: pypm.Op):
+    assert x.shape.rank in (2, 3) and skip.shape == x.shape and s.shape == x.shape
+    assert norm.attrs.axis == -1 or norm.attrs.axis == x.shape.rank - 1
+    assert w.shape.rank == 1 and w.shape[0] == x.shape[-1]
+    fused = SkipRMSNorm(x, skip, w, epsilon=norm.attrs.epsilon)
+    return fused[0], (s, fused[1])
 
 
 # ---- GELU family ------------------------------------------------------------------------------

@@ -276,7 +276,8 @@ def test_the_python_api_takes_the_target(saturate_api):
     source = FIXTURES / "distilbert.torchscript.onnx"
     fused = saturate_api.optimize(str(source), cost="analytic", target="onnxruntime")
     assert saturate_api.last_report()["fused_operators"] == {"bias_gelu": 2,
-                                                             "multi_head_attention": 2}
+                                                             "multi_head_attention": 2,
+                                                             "skip_layer_norm": 5}
     assert sum(n.op_type == "MultiHeadAttention" for n in fused.graph.node) == 2
     plain = saturate_api.optimize(str(source), cost="analytic", target="onnx")
     assert saturate_api.last_report()["fused_operators"] == {}

@@ -50,7 +50,8 @@ def test_cli_and_python_reports_are_equal_field_by_field(saturate, tmp_path, cos
     assert comparable(cli) == comparable(python)
     assert cli["verified"] is True and cli["cost_model"] == cost
     if cost == "analytic":  # measured costs decide by timings, which vary from run to run
-        assert cli["fused_operators"] == {"bias_gelu": 2, "multi_head_attention": 2}
+        assert cli["fused_operators"] == {"bias_gelu": 2, "multi_head_attention": 2,
+                                          "skip_layer_norm": 5}
 
 
 def test_default_onnx_run_starts_one_python_process_and_exports_once(saturate, tmp_path):

@@ -1,0 +1,138 @@
+"""Residual normalizations in the ONNX Runtime fusion library (rules/pypm/onnxruntime.py): a
+residual add and the norm after it, norm(x + skip), become ONNX Runtime's SkipLayerNormalization
+or SkipSimplifiedLayerNormalization. In a pre-norm block the sum also feeds the next residual add:
+the rule replaces it too, with the fused kernel's fourth output (a PyPM rule with a further
+replacement). Chosen in the e-graph and verified in ONNX Runtime; greedily with `pm apply`,
+verified in the reference interpreter."""
+import json
+import pathlib
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "exporters"
+
+
+def residual_model(norm="layer", pre_norm=True, shape=(2, 5, 8), axis=-1, skip_shape=None):
+    """y = norm(x + skip); with pre_norm the sum is also added to tanh(y) (the next residual),
+    else y is followed by a Tanh only."""
+    rng = np.random.default_rng(5)
+    d = shape[-1] if axis == -1 else int(np.prod(shape[axis:]))
+    params_shape = [shape[-1]] if axis == -1 else list(shape[axis:])
+    init = [numpy_helper.from_array(rng.normal(size=params_shape).astype(np.float32), "g"),
+            numpy_helper.from_array(rng.normal(size=params_shape).astype(np.float32), "b")]
+    assert d > 0
+    nodes = [helper.make_node("Add", ["x", "skip"], ["s"])]
+    if norm == "layer":
+        nodes.append(helper.make_node("LayerNormalization", ["s", "g", "b"], ["n"], axis=axis,
+                                      epsilon=1e-5))
+    else:  # ONNX Runtime's RMSNorm, in the default domain (Saturate imports it as rms_norm)
+        nodes.append(helper.make_node("SimplifiedLayerNormalization", ["s", "g"], ["n"],
+                                      axis=axis, epsilon=1e-6))
+    nodes.append(helper.make_node("Tanh", ["n"], ["t"]))
+    if pre_norm:
+        nodes.append(helper.make_node("Add", ["s", "t"], ["y"]))
+    else:
+        nodes.append(helper.make_node("Identity", ["t"], ["y"]))
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape)),
+              helper.make_tensor_value_info("skip", TensorProto.FLOAT,
+                                            list(skip_shape or shape))]
+    graph = helper.make_graph(nodes, f"residual_{norm}", inputs,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))],
+                              init)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def fused_nodes(model):
+    return [n for n in model.graph.node
+            if n.op_type in ("SkipLayerNormalization", "SkipSimplifiedLayerNormalization")]
+
+
+@pytest.mark.parametrize("norm,kernel,ir_name", [
+    ("layer", "SkipLayerNormalization", "skip_layer_norm"),
+    ("rms", "SkipSimplifiedLayerNormalization", "skip_rms_norm")])
+@pytest.mark.parametrize("pre_norm", [True, False])
+@pytest.mark.parametrize("shape", [(2, 5, 8), (6, 16)])
+def test_residual_norms_fuse_and_verify(optimize_verified, tmp_path, norm, kernel, ir_name,
+                                        pre_norm, shape):
+    source = tmp_path / "residual.onnx"
+    onnx.save(residual_model(norm, pre_norm, shape), str(source))
+    report, model = optimize_verified(source, tmp_path)
+    assert report["fused_operators"] == {ir_name: 1}
+    (fused,) = fused_nodes(model)
+    assert fused.op_type == kernel and fused.domain == "com.microsoft"
+    assert "Add" not in [n.op_type for n in model.graph.node if n.output[0] == fused.input[0]]
+    # The sum is written as the kernel's fourth output only where something reads it.
+    if pre_norm:
+        assert len(fused.output) == 4 and fused.output[1:3] == ["", ""] and fused.output[3]
+        assert sum(n.op_type == "Add" for n in model.graph.node) == 1  # the next residual only
+    else:
+        assert list(fused.output) == [fused.output[0]]
+        assert not any(n.op_type == "Add" for n in model.graph.node)
+
+
+@pytest.mark.parametrize("case", ["norm over two axes", "skip broadcast along the batch"])
+def test_what_the_kernels_cannot_compute_does_not_fuse(optimize_verified, tmp_path, case):
+    if case == "norm over two axes":
+        model = residual_model("layer", True, (2, 5, 8), axis=-2)
+    else:
+        model = residual_model("layer", True, (2, 5, 8), skip_shape=(1, 5, 8))
+    source = tmp_path / "residual.onnx"
+    onnx.save(model, str(source))
+    report, written = optimize_verified(source, tmp_path)
+    assert "skip_layer_norm" not in report["fused_operators"]
+    assert not fused_nodes(written)
+
+
+@pytest.mark.parametrize("name,expected", [
+    # BERT and DistilBERT (post-norm): the embeddings' norm and two per layer.
+    ("bert_eager.torchscript.onnx", {"skip_layer_norm": 5}),
+    ("bert.dynamo.onnx", {"skip_layer_norm": 5}),
+    ("distilbert.torchscript.onnx", {"skip_layer_norm": 5}),
+    ("distilbert.dynamo.onnx", {"skip_layer_norm": 5}),
+    # GPT-2 (pre-norm): the second norm of layer 0, both of layer 1, and the final one, each
+    # after a residual add; the first norm reads the embeddings' sum, which is also a residual.
+    ("gpt2.torchscript.onnx", {"skip_layer_norm": 5}),
+    ("gpt2.dynamo.onnx", {"skip_layer_norm": 5}),
+    # The Llama-style decoder (pre-norm RMSNorm): the first norm reads the embeddings directly.
+    ("llama.torchscript.onnx", {"skip_rms_norm": 4, "rms_norm": 1}),
+    ("llama.dynamo.onnx", {"skip_rms_norm": 4, "rms_norm": 1}),
+])
+def test_every_residual_norm_of_the_fixture_exports_fuses(optimize_verified, tmp_path, name,
+                                                          expected):
+    fusions = ",".join(sorted(set(expected) | {"rms_norm"}))
+    report, model = optimize_verified(FIXTURES / name, tmp_path, "--fusions", fusions)
+    assert report["fused_operators"] == expected
+    assert len(fused_nodes(model)) == sum(v for k, v in expected.items() if k != "rms_norm")
+
+
+GREEDY = """(graph pre_norm
+  (node x (input :shape [2 4 6]))
+  (node skip (input :shape [2 4 6]))
+  (node g (weight :shape [6]))
+  (node b (weight :shape [6]))
+  (node s (ewadd x skip))
+  (node n (layernorm s g b))
+  (node t (tanh n))
+  (node y (ewadd s t))
+  (output out y)
+)
+"""
+
+
+def test_pm_apply_fuses_greedily_with_one_kernel_for_both_values(saturate, onnxruntime_library,
+                                                                 tmp_path):
+    graph, out = tmp_path / "graph.sxp", tmp_path / "out.sxp"
+    graph.write_text(GREEDY)
+    result = saturate("pm", "apply", onnxruntime_library, graph, "--verify", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert "verify: ok" in result.stdout  # the reference interpreter, float64
+    shown = json.loads(saturate("show", out, "--json").stdout)
+    # One kernel gives the norm and the sum the next residual add reads.
+    assert shown["op_histogram"] == {"skip_layer_norm": 1, "tanh": 1, "ewadd": 1}
+
