@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "driver/json_output.h"
 #include "bindings.h"
+#include "driver/json_output.h"
 
 namespace py = pybind11;
 
@@ -53,6 +53,7 @@ const std::map<std::string, Setter>& setters() {
       {"alpha", set(&driver::PipelineOptions::alpha)},
       {"budget", set(&driver::PipelineOptions::budget)},
       {"latency_runs", set(&driver::PipelineOptions::latency_runs)},
+      {"session_guards", set(&driver::PipelineOptions::session_guards)},
       {"verify", set(&driver::PipelineOptions::verify)},
       {"keep_unverified", set(&driver::PipelineOptions::keep_unverified)},
       {"cost", [](driver::PipelineOptions& options,

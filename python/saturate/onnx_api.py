@@ -59,13 +59,17 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     ``~/.cache/saturate/costs.sqlite``; or "analytic", "onednn"), ``threads`` (ONNX Runtime's
     intra-op threads for the timings and checks; default: its own default, one per physical
     core), ``rules``, ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's own kernels such as
-    com.microsoft.MultiHeadAttention, SimplifiedLayerNormalization, BiasGelu, FastGelu and
-    QuickGelu; "onnx": standard operators only), ``fusions`` (with "onnxruntime", the kernels it
-    may fuse into, by IR name: ``["multi_head_attention", "rms_norm", "bias_gelu", "fast_gelu",
-    "quick_gelu"]`` or ``["none"]``; default all), ``node_limit``,
+    com.microsoft.MultiHeadAttention, SimplifiedLayerNormalization, SkipLayerNormalization,
+    SkipSimplifiedLayerNormalization, BiasGelu, FastGelu and QuickGelu; "onnx": standard
+    operators only), ``fusions`` (with "onnxruntime", the kernels it may fuse into, by IR name:
+    ``["multi_head_attention", "rms_norm", "bias_gelu", "fast_gelu", "quick_gelu",
+    "skip_layer_norm", "skip_rms_norm"]`` or ``["none"]``; default all), ``node_limit``,
     ``iter_limit``, ``k_multi``, ``extract``, ``ilp_time_limit``, ``time_limit``,
     ``latency_runs`` (with onnxruntime costs both whole models are timed, and the original is
-    returned when the optimized one is slower; 0 for no check), ``input_shapes``
+    returned when the optimized one is slower; 0 for no check), ``session_guards`` (with
+    onnxruntime costs, write residual norms so that ONNX Runtime's session-time
+    SkipLayerNormFusion leaves them alone where its kernel measures slower; default True),
+    ``input_shapes``
     (``{"input_ids": [1, 128]}`` pins inputs with dynamic dimensions, as ``--input-shape``).
     ``verify=True`` runs both models in ONNX Runtime on the same random inputs (in float64 when
     ONNX Runtime has double kernels for every operator, else in float32 with a tolerance scaled

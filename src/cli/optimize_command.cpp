@@ -59,6 +59,21 @@ void print_summary(const driver::PipelineOptions& options, const driver::Pipelin
     }
     std::printf("fused into ONNX Runtime kernels: %s\n", fused.c_str());
   }
+  if (const auto& guards = report["session_fusion_guards"];
+      !guards.is_null() && guards["candidates"].get<size_t>() > 0) {
+    std::string prices;
+    for (const auto& price : guards["prices"]) {
+      prices += (prices.empty() ? "" : "; ") +
+                format_fixed(price["skip_layer_norm_ms"].get<double>(), 3) + " ms against " +
+                format_fixed(price["add_and_layernorm_ms"].get<double>(), 3) + " ms";
+    }
+    std::printf(
+        "session fusion guards: %zu of %zu residual norms respelled%s so that ONNX Runtime does "
+        "not fuse them into SkipLayerNormalization (measured %s for Add + LayerNormalization)\n",
+        guards["guarded"].get<size_t>(), guards["candidates"].get<size_t>(),
+        guards["written"].get<bool>() ? "" : " (not written: the original was kept)",
+        prices.c_str());
+  }
   if (!result.search_summary.empty()) std::printf("%s\n", result.search_summary.c_str());
   if (options.verify) print_verification(report, result.verified);
   if (!options.outputs.model.empty() && (result.verified || options.keep_unverified))
@@ -107,7 +122,8 @@ void register_optimize_command(CLI::App& app) {
   command
       ->add_option("--target", options->target,
                    "Runtime the output is for: onnxruntime may fuse into its com.microsoft "
-                   "kernels (MultiHeadAttention, SimplifiedLayerNormalization, BiasGelu, FastGelu, "
+                   "kernels (MultiHeadAttention, SimplifiedLayerNormalization, "
+                   "SkipLayerNormalization, SkipSimplifiedLayerNormalization, BiasGelu, FastGelu, "
                    "QuickGelu), onnx writes "
                    "standard operators only (default: "
                    "onnxruntime for an ONNX input, onnx otherwise)")
@@ -115,7 +131,8 @@ void register_optimize_command(CLI::App& app) {
   command
       ->add_option("--fusions", options->fusions,
                    "With --target onnxruntime, the kernels it may fuse into: "
-                   "multi_head_attention, rms_norm, bias_gelu, fast_gelu, quick_gelu, or none "
+                   "multi_head_attention, rms_norm, bias_gelu, fast_gelu, quick_gelu, "
+                   "skip_layer_norm, skip_rms_norm, or none "
                    "(default: all)")
       ->delimiter(',');
   command->add_option("--tensat-multi", options->tensat_multi_files,
@@ -189,6 +206,11 @@ void register_optimize_command(CLI::App& app) {
                    "is slower (0: no check)")
       ->check(kCount)
       ->capture_default_str();
+  command->add_flag(
+      "!--no-session-guards", options->session_guards,
+      "ONNX input with --cost onnxruntime: do not respell residual norms to keep ONNX Runtime's "
+      "session-time SkipLayerNormFusion away where its kernel measures slower than the Add "
+      "and LayerNormalization it replaces (by default they are respelled there)");
   command->add_flag("--verify", options->verify,
                     "Run original and optimized graphs on the same random inputs and compare "
                     "(in the reference interpreter in float64; an ONNX model in ONNX Runtime, in "

@@ -12,6 +12,7 @@
 #include "driver/pending_output.h"
 #include "driver/rules_loader.h"
 #include "driver/search_stages.h"
+#include "driver/session_fusion_guard.h"
 #include "driver/verification.h"
 #include "ir/dot_writer.h"
 #include "ir/text_format.h"
@@ -269,6 +270,15 @@ PipelineResult Pipeline::run() {
           : run_equality_saturation(loaded.graph, rules, fusions, *model, options_,
                                     egraph_json.temporary(), egraph_dot.temporary());
 
+  const bool guard =
+      loaded.onnx != nullptr && options_.session_guards && options_.cost.kind == "onnxruntime";
+  std::optional<SessionFusionGuards> guards;
+  if (guard) {
+    guards = guard_session_fusions(outcome.graph, *model);
+    // A respelled original is a new model: exported, timed against the input and verified.
+    if (guards->guarded > 0) outcome.kept_original = false;
+  }
+
   PipelineResult result;
   result.original = std::move(loaded.graph);
   result.onnx_source = loaded.onnx;
@@ -284,6 +294,8 @@ PipelineResult Pipeline::run() {
                    {"optimized_ops", nullptr},
                    {"kept_original", nullptr}};
   result.report.update(outcome.report);
+  result.report["session_fusion_guards"] =
+      guards ? nlohmann::ordered_json(guards->to_json()) : nlohmann::ordered_json(nullptr);
   result.report["latency_check"] = nullptr;
   result.report["verified"] = nullptr;
   result.report["max_abs_error"] = nullptr;
@@ -297,6 +309,9 @@ PipelineResult Pipeline::run() {
   }
   nlohmann::ordered_json& report = result.report;
   report["kept_original"] = outcome.kept_original;
+  // The respelled norms are in the output only when the optimized model is.
+  if (guards)
+    report["session_fusion_guards"]["written"] = guards->guarded > 0 && !outcome.kept_original;
   report["optimized_cost"] = outcome.optimized_cost;
   report["speedup_percent"] = outcome.speedup_percent();
   report["optimized_ops"] = result.optimized.num_operators();

@@ -66,6 +66,10 @@ struct PipelineOptions {
   // the OpenMP default for onednn.
   CostModelOptions cost;
   int latency_runs = 20;  // ONNX input priced by onnxruntime: the whole-model check (0: off)
+  // ONNX input priced by onnxruntime: write residual norms so that ONNX Runtime's session-time
+  // SkipLayerNormFusion leaves them alone where its kernel measures slower
+  // (session_fusion_guard.h).
+  bool session_guards = true;
   bool verify = false;
   bool keep_unverified = false;  // write (and return) the outputs even when verify fails
   OutputFiles outputs;

@@ -136,3 +136,44 @@ def test_pm_apply_fuses_greedily_with_one_kernel_for_both_values(saturate, onnxr
     # One kernel gives the norm and the sum the next residual add reads.
     assert shown["op_histogram"] == {"skip_layer_norm": 1, "tanh": 1, "ewadd": 1}
 
+
+def session_op_types(model_path, tmp_path):
+    """The operators ONNX Runtime runs for a model after its own session-time rewrites."""
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.optimized_model_filepath = str(tmp_path / "session.onnx")
+    ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    return [n.op_type for n in onnx.load(str(tmp_path / "session.onnx")).graph.node]
+
+
+def test_session_guards_keep_onnxruntime_from_fusing_post_norm_residuals(saturate, tmp_path):
+    """ONNX Runtime fuses BERT's post-norm Add + LayerNormalization into SkipLayerNormalization
+    when it creates a session; with measured costs Saturate respells the norms it finds slower
+    that way (on the row view of the sum), and ONNX Runtime then leaves them alone."""
+    source = FIXTURES / "bert_eager.torchscript.onnx"
+    assert session_op_types(source, tmp_path).count("SkipLayerNormalization") == 5
+    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
+    result = saturate("optimize", source, "-o", out, "--json", report_path, "--verify",
+                      "--cost-cache", tmp_path / "costs.sqlite", "--threads", "1", timeout=600)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    guards = report["session_fusion_guards"]
+    assert guards["fusion"] == "SkipLayerNormFusion" and guards["candidates"] == 5
+    assert len(guards["prices"]) == 1 and guards["prices"][0]["skip_layer_norm_ms"] > 0
+    assert report["verified"] is True
+    # How many are respelled depends on the timings; what is written is left unfused.
+    if guards["written"]:
+        assert guards["guarded"] > 0 and "session fusion guards" in result.stdout
+        fused = session_op_types(out, tmp_path).count("SkipLayerNormalization")
+        assert fused == guards["candidates"] - guards["guarded"]
+
+
+def test_session_guards_can_be_turned_off(saturate, tmp_path):
+    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
+    result = saturate("optimize", FIXTURES / "bert_eager.torchscript.onnx", "-o", out,
+                      "--json", report_path, "--no-session-guards", "--latency-runs", "0",
+                      "--cost-cache", tmp_path / "costs.sqlite", timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(report_path.read_text())["session_fusion_guards"] is None
+    assert session_op_types(out, tmp_path).count("SkipLayerNormalization") == 5

@@ -1,0 +1,1 @@
+saturate_test(driver_session_fusion_guard_test saturate_driver GTest::gmock)
