@@ -9,11 +9,13 @@ gains where").
 For each MODEL.EXPORTER.onnx under --models-dir (full-size exports come from
 ``tests/fixtures/exporters/export_models.py --full --only llama_4l ... --out-dir DIR``):
   1. Saturate writes one model per fusion set (--variants; default: none, attention alone,
-     RMSNorm alone, the GELU family as "activations", all): ``saturate optimize FILE -o OUT
-     --fusions SET --cost analytic --latency-runs 0 --verify``. The analytic cost model and no
-     latency check make every variant the extracted graph itself (a fusion that matches is
+     RMSNorm alone, the GELU family as "activations", the residual norms (SkipLayerNorm,
+     SkipSimplifiedLayerNorm, with RMSNorm) as "skip_norms", all): ``saturate optimize FILE -o
+     OUT --fusions SET --cost analytic --latency-runs 0 --verify``. The analytic cost model and
+     no latency check make every variant the extracted graph itself (a fusion that matches is
      taken), so the variants differ only in the fusions allowed; "none" is the tensor rules
-     alone.
+     alone. "session_guards" is "none" with the onnxruntime cost model (at the smallest
+     --threads), which adds the session fusion guards (src/driver/session_fusion_guard.h).
   2. Every output is verified against the original (saturate.onnx_check.compare_models, the
      same random feeds for all) and its fused kernels are counted.
   3. For each thread count, the original and every variant are timed whole in ONNX Runtime
@@ -41,21 +43,31 @@ import peers  # noqa: E402  (bench/peers.py: sessions, interleaved timing, verif
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 KERNELS = {"multi_head_attention": "MultiHeadAttention", "rms_norm": "SimplifiedLayerNormalization",
-           "bias_gelu": "BiasGelu", "fast_gelu": "FastGelu", "quick_gelu": "QuickGelu"}
+           "bias_gelu": "BiasGelu", "fast_gelu": "FastGelu", "quick_gelu": "QuickGelu",
+           "skip_layer_norm": "SkipLayerNormalization",
+           "skip_rms_norm": "SkipSimplifiedLayerNormalization"}
 # Each variant's --fusions: the GELU family (one per model: BiasGelu for BERT and ViT, FastGelu
 # for GPT-2, QuickGelu for Llama's SiLU) is measured as one set, "activations".
 FUSION_SETS = {"none": "none", "multi_head_attention": "multi_head_attention",
                "rms_norm": "rms_norm", "activations": "bias_gelu,fast_gelu,quick_gelu",
-               "all": ",".join(KERNELS)}
+               "skip_norms": "skip_layer_norm,skip_rms_norm,rms_norm",
+               "all": ",".join(KERNELS),
+               # No fusion, measured costs: the tensor rules plus the session fusion guards
+               # (residual norms respelled so that ONNX Runtime does not fuse them into its slow
+               # SkipLayerNormalization), which need the onnxruntime cost model.
+               "session_guards": "none"}
 VARIANTS = list(FUSION_SETS)
+MEASURED_COSTS = {"session_guards"}
 
 
 def optimize_variant(args, path, variant, work):
     out = work / f"{path.stem}.{variant}.onnx"
     report = work / f"{path.stem}.{variant}.json"
     fusions = FUSION_SETS[variant]
+    cost = ["--cost", "onnxruntime", "--threads", str(min(args.threads))] \
+        if variant in MEASURED_COSTS else ["--cost", "analytic"]
     cmd = [str(args.binary), "optimize", str(path), "-o", str(out), "--fusions", fusions,
-           "--cost", "analytic", "--latency-runs", "0", "--verify", "--json", str(report)]
+           *cost, "--latency-runs", "0", "--verify", "--json", str(report)]
     start = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     entry = {"variant": variant, "command": " ".join(cmd), "output": str(out),
@@ -65,6 +77,7 @@ def optimize_variant(args, path, variant, work):
         return entry
     data = json.loads(report.read_text())
     entry["fused_operators"] = data.get("fused_operators")
+    entry["session_fusion_guards"] = data.get("session_fusion_guards")
     entry["saturate_verified"] = data.get("verified")
     entry["optimized_ops"] = data.get("optimized_ops")
     entry["verify"] = peers.verify(path, out, args.seed, args.verify_trials)

@@ -339,7 +339,7 @@ def run_saturate(args, path, threads, model_dir):
             entry["report_fields"] = {k: data.get(k) for k in (
                 "verified", "max_relative_error", "kept_original", "latency_check",
                 "original_ops", "optimized_ops", "explore_seconds", "extract_seconds",
-                "cost_measure_seconds", "stop_reason", "target")}
+                "cost_measure_seconds", "stop_reason", "target", "session_fusion_guards")}
         except json.JSONDecodeError as e:
             entry["report_error"] = str(e)
     return entry

@@ -16,7 +16,8 @@ For each model file and thread count:
     ratios and their p10-p90 are reported, and the verdict is "faster" when p10 > 1, "slower"
     when p90 < 1, and "within noise" otherwise (the Done-when of issue 18 asks for "at least as
     fast as the best peer within the measured noise", and never slower than the original);
-  - what Saturate wrote: its com.microsoft fusions, or "the original" when its latency check
+  - what Saturate wrote: its com.microsoft fusions and the residual norms it kept ONNX Runtime
+    from fusing (session fusion guards), or "the original" when its latency check
     kept the input.
 
 Writes DIR/peers_summary.md (default bench/results) and DIR/peers_summary.png (when matplotlib
@@ -67,6 +68,19 @@ def fusion_text(counts):
     return ", ".join(parts) if parts else "no fusion"
 
 
+def guards_text(entry, fields):
+    """", 25 norms guarded" when Saturate's output respelled residual norms so that ONNX Runtime
+    does not fuse them (src/driver/session_fusion_guard.h); from the run's report fields, or from
+    its report file for runs made before peers.py recorded them."""
+    guards = fields.get("session_fusion_guards")
+    report = pathlib.Path(entry.get("report", ""))
+    if guards is None and "session_fusion_guards" not in fields and report.is_file():
+        guards = json.loads(report.read_text()).get("session_fusion_guards")
+    if not guards or not guards.get("written"):
+        return ""
+    return f", {guards['guarded']} norms guarded"
+
+
 def rows_of_run(run, label):
     """{(file, threads): row} for one peers.json."""
     rows = {}
@@ -89,7 +103,8 @@ def rows_of_run(run, label):
                     row["saturate_verified"] = verified
                     fields = entry.get("report_fields") or {}
                     row["saturate_wrote"] = ("the original" if fields.get("kept_original")
-                                             else fusion_text(entry.get("counts")))
+                                             else fusion_text(entry.get("counts"))
+                                             + guards_text(entry, fields))
                     row["saturate_optimize_s"] = entry.get("optimize_seconds")
                     if "samples_ms" in timing:
                         row["saturate_ms"] = timing["median_ms"]
