@@ -15,6 +15,7 @@
 #include "pm/egraph_view.h"
 #include "pm/errors.h"
 #include "pm/module_check.h"
+#include "pm_test_support.h"
 
 namespace saturate::pm {
 namespace {
@@ -185,39 +186,20 @@ TEST(EGraphRules, BuildingASplitIsAClearErrorBeforeTheRun) {
   }
 }
 
-// A pre-norm residual: s = x + skip feeds the norm and the next residual add. The rule replaces
-// the norm with output 0 of skip_layer_norm and s with its output 1 (a further replacement);
-// both name one fused e-node, so extraction can take the fused kernel for both values.
-std::shared_ptr<const Module> skip_layer_norm_module() {
-  auto module = std::make_shared<Module>();
-  // PreNorm(s, x, skip, g, b) = layernorm(s, g, b) where s <= ewadd(x, skip).
-  module->definitions.push_back(definition(
-      "PreNorm", 5,
-      {alternate({term("s"), term("x"), term("skip"), term("g"), term("b")},
-                 app("layernorm", {v(0), v(3), v(4)}), {match(0, app("ewadd", {v(1), v(2)}))})}));
-  Rule fuse = rule("fuse", 0, {0, 1, 2, 3, 4},
-                   tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)}, {}, 0));
-  fuse.also.push_back({0, tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)}, {}, 1)});
-  module->rules.push_back(std::move(fuse));
+// A pre-norm residual: the rule replaces the norm with output 0 of skip_layer_norm and s with its
+// output 1 (a further replacement); both name one fused e-node, so extraction can take the fused
+// kernel for both values.
+std::shared_ptr<const Module> skip_layer_norm_rules() {
+  auto module = std::make_shared<Module>(testing_support::skip_layer_norm_module());
   check_module(*module);
   return module;
 }
 
-ir::Graph pre_norm_graph() {
-  ir::GraphBuilder b("pre_norm");
-  ir::ValueRef x = b.input("x", {2, 4, 8});
-  ir::ValueRef skip = b.input("skip", {2, 4, 8});
-  ir::ValueRef s = b.ewadd(x, skip);
-  ir::ValueRef y = b.apply(ir::OpKind::LayerNorm, {s, b.weight({8}, "g"), b.weight({8}, "b")});
-  b.output("out", b.ewadd(s, b.relu(y)));
-  return std::move(b).finish();
-}
-
 TEST(EGraphRules, FurtherReplacementsShareOneFusedNode) {
   eqsat::TensorEGraph egraph;
-  eqsat::add_graph(egraph, pre_norm_graph());
+  eqsat::add_graph(egraph, testing_support::pre_norm_block());
   egraph.rebuild();
-  eqsat::ExtraRules extra = compile_egraph_rules(skip_layer_norm_module(), nullptr);
+  eqsat::ExtraRules extra = compile_egraph_rules(skip_layer_norm_rules(), nullptr);
   std::vector<egraph::Match> matches = extra.rewrites[0].search(egraph);
   ASSERT_EQ(matches.size(), 1u);
   size_t before = egraph.node_count();
@@ -230,17 +212,17 @@ TEST(EGraphRules, FurtherReplacementsShareOneFusedNode) {
   // The ILP sees that once the fused node is chosen for the norm, the sum comes free with it
   // (greedy extraction prices each class alone and keeps the original here).
   eqsat::OptimizeResult result =
-      optimize_with_pypm(pre_norm_graph(), skip_layer_norm_module(), "ilp");
+      optimize_with_pypm(testing_support::pre_norm_block(), skip_layer_norm_rules(), "ilp");
   EXPECT_EQ(result.graph.op_histogram(),
             (std::map<std::string, int>{{"skip_layer_norm", 1}, {"relu", 1}, {"ewadd", 1}}));
 }
 
 TEST(EGraphRules, AFurtherReplacementOfTheWrongTypeRejectsTheWholeMatch) {
-  auto module = std::make_shared<Module>(*skip_layer_norm_module());
+  auto module = std::make_shared<Module>(*skip_layer_norm_rules());
   // s (2, 4, 8) replaced by a 1-d weight: ill-typed, so neither class changes.
   module->rules[0].also[0].term = tv(3);
   eqsat::TensorEGraph egraph;
-  eqsat::add_graph(egraph, pre_norm_graph());
+  eqsat::add_graph(egraph, testing_support::pre_norm_block());
   egraph.rebuild();
   eqsat::ExtraRules extra = compile_egraph_rules(module, nullptr);
   std::vector<egraph::Match> matches = extra.rewrites[0].search(egraph);

@@ -240,40 +240,9 @@ TEST(Rewriter, RejectsInvalidModules) {
   EXPECT_THROW(rewrite(transposed_product(), m), PatternError);
 }
 
-namespace {
-
-// s = x + skip feeds a layernorm and the next residual add (a pre-norm block).
-ir::Graph pre_norm_block() {
-  ir::GraphBuilder b("pre_norm");
-  ir::ValueRef x = b.input("x", {2, 4, 8});
-  ir::ValueRef skip = b.input("skip", {2, 4, 8});
-  ir::ValueRef s = b.ewadd(x, skip);
-  ir::ValueRef y = b.apply(ir::OpKind::LayerNorm, {s, b.weight({8}, "g"), b.weight({8}, "b")});
-  b.output("out", b.ewadd(s, b.relu(y)));
-  return std::move(b).finish();
-}
-
-// PreNorm(s, x, skip, g, b) = layernorm(s, g, b) where s <= ewadd(x, skip); the rule replaces
-// the norm with output 0 of skip_layer_norm and, further, s with its output 1.
-Module skip_layer_norm_rule(Term further) {
-  Module module;
-  module.definitions.push_back(definition(
-      "PreNorm", 5,
-      {alternate({term("s"), term("x"), term("skip"), term("g"), term("b")},
-                 app("layernorm", {v(0), v(3), v(4)}), {match(0, app("ewadd", {v(1), v(2)}))})}));
-  Rule fuse = rule("fuse", 0, {0, 1, 2, 3, 4},
-                   tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)}, {}, 0));
-  fuse.also.push_back({0, std::move(further)});
-  module.rules.push_back(std::move(fuse));
-  return module;
-}
-
-}  // namespace
-
 TEST(Rewriter, FurtherReplacementsShareTheFusedNode) {
-  ir::Graph graph = pre_norm_block();
-  RewriteResult result = rewrite(
-      graph, skip_layer_norm_rule(tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)}, {}, 1)));
+  ir::Graph graph = testing_support::pre_norm_block();
+  RewriteResult result = rewrite(graph, testing_support::skip_layer_norm_module());
   EXPECT_EQ(stats(result, "fuse").applications, 1u);
   // One fused node gives both values: the old sum and norm are gone.
   EXPECT_EQ(result.graph.op_histogram(),
@@ -293,8 +262,8 @@ TEST(Rewriter, AFurtherReplacementThatReadsAValueComputedFromItIsSkipped) {
   Rule fuse = rule("fuse", 0, {0, 1, 2, 3, 4, 5}, tapp("tanh", {tv(0)}));
   fuse.also.push_back({1, tapp("relu", {tv(0)})});
   module.rules.push_back(std::move(fuse));
-  RewriteResult result = rewrite(pre_norm_block(), module);
+  RewriteResult result = rewrite(testing_support::pre_norm_block(), module);
   EXPECT_EQ(stats(result, "fuse").applications, 0u);
   EXPECT_GE(stats(result, "fuse").cycle_skips, 1u);
-  EXPECT_TRUE(result.graph == pre_norm_block());
+  EXPECT_TRUE(result.graph == testing_support::pre_norm_block());
 }

@@ -69,4 +69,37 @@ inline ir::Graph relu_chain(int length, ir::Dims dims = {4, 4}) {
   return graph;
 }
 
+// A pre-norm block: s = x + skip (2, 4, 8) feeds a layernorm and the next residual add,
+// out = s + relu(layernorm(s)).
+inline ir::Graph pre_norm_block() {
+  ir::Graph graph("pre_norm");
+  ir::ValueRef x = graph.add_input("x", {2, 4, 8});
+  ir::ValueRef skip = graph.add_input("skip", {2, 4, 8});
+  ir::ValueRef s = {graph.add_node(ir::OpKind::EwAdd, {x, skip}, {}, {"s"}), 0};
+  ir::ValueRef g = graph.add_weight("g", {8});
+  ir::ValueRef b = graph.add_weight("b", {8});
+  ir::ValueRef y = {graph.add_node(ir::OpKind::LayerNorm, {s, g, b}, {}, {"y"}), 0};
+  ir::ValueRef r = {graph.add_node(ir::OpKind::Relu, {y}, {}, {"r"}), 0};
+  graph.add_output("out", {graph.add_node(ir::OpKind::EwAdd, {s, r}, {}, {"out"}), 0});
+  return graph;
+}
+
+// PreNorm(s, x, skip, g, b) = layernorm(s, g, b) where s <= ewadd(x, skip), and a rule that
+// replaces the norm with output 0 of skip_layer_norm(x, skip, g, b) and, further, s with its
+// output 1.
+inline Module skip_layer_norm_module() {
+  using namespace build;
+  Module m;
+  m.definitions.push_back(definition(
+      "PreNorm", 5,
+      {alternate({term("s"), term("x"), term("skip"), term("g"), term("b")},
+                 app("layernorm", {v(0), v(3), v(4)}), {match(0, app("ewadd", {v(1), v(2)}))})}));
+  Term fused = tapp("skip_layer_norm", {tv(1), tv(2), tv(3), tv(4)});
+  Rule fuse = rule("fuse", 0, {0, 1, 2, 3, 4}, fused);
+  fused.output_index = 1;
+  fuse.also.push_back({0, fused});
+  m.rules.push_back(std::move(fuse));
+  return m;
+}
+
 }  // namespace saturate::pm::testing_support

@@ -62,6 +62,24 @@ def onnxruntime_library(saturate, tmp_path_factory):
     return target
 
 
+@pytest.fixture
+def pm_apply_histogram(saturate, onnxruntime_library, tmp_path):
+    """`saturate pm apply` of the ONNX Runtime fusion library to a graph in the text form,
+    asserted to succeed and to verify in the reference interpreter (float64); returns the
+    rewritten graph's operator histogram."""
+    import json
+
+    def run(graph_text):
+        graph, out = tmp_path / "graph.sxp", tmp_path / "out.sxp"
+        graph.write_text(graph_text)
+        result = saturate("pm", "apply", onnxruntime_library, graph, "--verify", "-o", out)
+        assert result.returncode == 0, result.stderr
+        assert "verify: ok" in result.stdout
+        return json.loads(saturate("show", out, "--json").stdout)["op_histogram"]
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def optimize_verified(saturate):
     """`saturate optimize MODEL -o OUT --verify --cost analytic` (plus `extra` options), asserted
