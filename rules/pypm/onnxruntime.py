@@ -67,10 +67,10 @@ Compile: saturate pm compile rules/pypm/onnxruntime.py -o onnxruntime.pmb (the b
 import sys
 
 from saturate import pypm
-from saturate.pypm import (Add, BiasGelu, Div, Erf, EwAdd, EwMul, FastGelu, Gelu, MatMul, Mul,
-                           MultiHeadAttention, Opaque, Pow, QuickGelu, ReduceMean, Reshape,
-                           RMSNorm, Sigmoid, SkipLayerNorm, SkipRMSNorm, Softmax, Sqrt, Tanh,
-                           Transpose, pattern, rule, var)
+from saturate.pypm import (Add, BiasGelu, Div, Erf, EwAdd, EwMul, FastGelu, Gelu, LayerNorm,
+                           MatMul, Mul, MultiHeadAttention, Opaque, Pow, QuickGelu, ReduceMean,
+                           Reshape, RMSNorm, Sigmoid, SkipLayerNorm, SkipRMSNorm, Softmax, Sqrt,
+                           Sub, Tanh, Transpose, pattern, rule, var)
 
 
 @pattern
@@ -570,6 +570,46 @@ def fuse_rms_norm(x, w, m, e):
         last = last or (x.shape.rank == rank and m.attrs.axes == [rank - 1])
     assert last
     return RMSNorm(x, w, axis=-1, epsilon=e.attrs.value)
+
+
+# ---- LayerNormalization from its decomposed form ------------------------------------------------
+# What the TorchScript exporter writes for nn.LayerNorm before opset 17 (and what hand-written
+# layer norms, such as old BERT implementations, export to): (x - mean(x)) / sqrt(var(x) + eps)
+# * g + b, the variance as the mean of the squared deviation. The result is the standard ONNX
+# LayerNormalization (opset 17; export writes the decomposed form again for older opsets), so the
+# residual-norm fusions and the session fusion guards see the norm too.
+@pattern
+def Standardized(x, m, v, e):
+    """(x - m) / sqrt(v + e) where m = mean(x) and v = mean((x - m)^2) (axes checked by the
+    rule)."""
+    d = var()
+    assert d <= Sub(x, m)
+    assert m <= ReduceMean(x, keepdims=1)
+    assert v <= ReduceMean(Square(d), keepdims=1)
+    return Div(d, Sqrt(Plus(v, e)))
+
+
+@pattern
+def DecomposedLayerNorm(x, g, b, m, v, e):
+    n, t = var(), var()
+    assert t <= Times(n, g)
+    assert n <= Standardized(x, m, v, e)
+    return Plus(t, b)
+
+
+@rule(DecomposedLayerNorm)
+def fuse_layer_norm(x, g, b, m, v, e):
+    assert e.op == "constant" and e.shape.numel == 1 and e.attrs.value >= 0
+    assert x.shape.rank >= 1
+    assert g.shape.rank == 1 and g.shape[0] == x.shape[-1]
+    assert b.shape.rank == 1 and b.shape[0] == x.shape[-1]
+    # Both means over the last axis only (ReduceMean keeps the axes as the exporter wrote them).
+    last = m.attrs.axes == [-1] and v.attrs.axes == [-1]
+    for rank in (1, 2, 3, 4, 5):
+        last = last or (x.shape.rank == rank and m.attrs.axes == [rank - 1] and
+                        v.attrs.axes == [rank - 1])
+    assert last
+    return LayerNorm(x, g, b, axis=-1, epsilon=e.attrs.value)
 
 
 # ---- residual normalizations (SkipLayerNormalization, SkipSimplifiedLayerNormalization) ---------
