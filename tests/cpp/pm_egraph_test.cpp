@@ -49,6 +49,17 @@ eqsat::OptimizeResult optimize_with_pypm(const ir::Graph& graph,
   return eqsat::optimize(graph, eqsat::RuleSet{}, cost::AnalyticCostModel(), options);
 }
 
+// The module's rewrite finds one match; applying it adds nothing and counts a shape rejection.
+void expect_one_match_rejected_by_shape(eqsat::TensorEGraph& egraph,
+                                        const eqsat::ExtraRules& extra) {
+  std::vector<egraph::Match> matches = extra.rewrites[0].search(egraph);
+  ASSERT_EQ(matches.size(), 1u);
+  size_t before = egraph.node_count();
+  EXPECT_EQ(extra.rewrites[0].apply(egraph, matches[0]), 0u);
+  EXPECT_EQ(egraph.node_count(), before);
+  EXPECT_EQ(extra.stats()[0].shape_rejected, 1u);
+}
+
 TEST(EGraphView, EveryVisibleProducerOfAClassIsAChoice) {
   eqsat::TensorEGraph egraph;
   eqsat::GraphRoot root = eqsat::add_graph(egraph, relu_graph());
@@ -120,12 +131,7 @@ TEST(EGraphRules, IllTypedReplacementIsRejectedNotAdded) {
   // matmul(x, x) of a 4x6 matrix does not type-check.
   eqsat::ExtraRules extra =
       compile_egraph_rules(tanh_to_sigmoid(tapp("matmul", {tv(0), tv(0)})), nullptr);
-  std::vector<egraph::Match> matches = extra.rewrites[0].search(egraph);
-  ASSERT_EQ(matches.size(), 1u);
-  size_t before = egraph.node_count();
-  EXPECT_EQ(extra.rewrites[0].apply(egraph, matches[0]), 0u);
-  EXPECT_EQ(egraph.node_count(), before);
-  EXPECT_EQ(extra.stats()[0].shape_rejected, 1u);
+  expect_one_match_rejected_by_shape(egraph, extra);
 }
 
 TEST(EGraphRules, ReplacementsBuildScalarConstantsInTheEGraph) {
@@ -225,12 +231,7 @@ TEST(EGraphRules, AFurtherReplacementOfTheWrongTypeRejectsTheWholeMatch) {
   eqsat::add_graph(egraph, testing_support::pre_norm_block());
   egraph.rebuild();
   eqsat::ExtraRules extra = compile_egraph_rules(module, nullptr);
-  std::vector<egraph::Match> matches = extra.rewrites[0].search(egraph);
-  ASSERT_EQ(matches.size(), 1u);
-  size_t before = egraph.node_count();
-  EXPECT_EQ(extra.rewrites[0].apply(egraph, matches[0]), 0u);
-  EXPECT_EQ(egraph.node_count(), before);
-  EXPECT_EQ(extra.stats()[0].shape_rejected, 1u);
+  expect_one_match_rejected_by_shape(egraph, extra);
 }
 
 }  // namespace
