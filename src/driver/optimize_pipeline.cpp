@@ -270,10 +270,8 @@ PipelineResult Pipeline::run() {
           : run_equality_saturation(loaded.graph, rules, fusions, *model, options_,
                                     egraph_json.temporary(), egraph_dot.temporary());
 
-  const bool guard =
-      loaded.onnx != nullptr && options_.session_guards && options_.cost.kind == "onnxruntime";
   std::optional<SessionFusionGuards> guards;
-  if (guard) {
+  if (loaded.onnx != nullptr && options_.session_guards && options_.cost.kind == "onnxruntime") {
     guards = guard_session_fusions(outcome.graph, *model);
     // A respelled original is a new model: exported, timed against the input and verified.
     if (guards->guarded > 0) outcome.kept_original = false;

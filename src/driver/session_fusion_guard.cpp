@@ -29,13 +29,6 @@ std::vector<std::vector<size_t>> count_readers(const ir::Graph& graph) {
   return readers;
 }
 
-bool is_graph_output(const ir::Graph& graph, ValueRef value) {
-  for (const ir::GraphOutput& output : graph.outputs()) {
-    if (output.value == value) return true;
-  }
-  return false;
-}
-
 // The residual sum a layernorm reads, when ONNX Runtime's SkipLayerNormFusion would fuse the
 // two: an Add of two float32 3-d tensors of one shape, read by the norm alone, over the last
 // axis (the fusion itself does not check the axis; the 2-d spelling is exact only for it).
@@ -47,7 +40,8 @@ const ir::Node* fusable_sum(const ir::Graph& graph, const ir::Node& norm,
   const ir::TensorType& a = graph.type(sum.inputs[0]);
   const ir::TensorType& b = graph.type(sum.inputs[1]);
   if (a.rank() != 3 || a != b || a.dtype != ir::DType::F32) return nullptr;
-  if (readers[input.node][input.output] != 1 || is_graph_output(graph, input)) return nullptr;
+  // Graph outputs count as readers, so one reader is the norm and the sum is no graph output.
+  if (readers[input.node][input.output] != 1) return nullptr;
   const int64_t axis = norm.attrs.get_int("axis");
   if (axis != -1 && axis != 2) return nullptr;
   return &sum;
@@ -59,7 +53,7 @@ struct Prices {
 };
 
 Prices price(const ir::Graph& graph, const ir::Node& sum, const ir::Node& norm,
-             const cost::CostModel& model) {
+             const std::vector<ir::TensorType>& norm_inputs, const cost::CostModel& model) {
   const ir::TensorType& x = graph.type(sum.inputs[0]);
   const std::vector<ir::TensorType> fused_inputs{x, x, graph.type(norm.inputs[1]),
                                                  graph.type(norm.inputs[2])};
@@ -68,8 +62,6 @@ Prices price(const ir::Graph& graph, const ir::Node& sum, const ir::Node& norm,
   const std::vector<ir::TensorType> fused_outputs =
       ir::infer_types(OpKind::SkipLayerNorm, fused_inputs, fused_attrs);
   std::vector<ir::TensorType> sum_inputs{x, x};
-  std::vector<ir::TensorType> norm_inputs;
-  for (const ValueRef& input : norm.inputs) norm_inputs.push_back(graph.type(input));
   Prices prices;
   prices.fused = model.op_cost(
       cost::OpConfig{OpKind::SkipLayerNorm, fused_attrs, fused_inputs, fused_outputs});
@@ -136,7 +128,7 @@ SessionFusionGuards guard_session_fusions(ir::Graph& graph, const cost::CostMode
         cost::describe(cost::OpConfig{norm.op, norm.attrs, norm_inputs, norm.outputs});
     auto found = priced.find(key);
     if (found == priced.end()) {
-      found = priced.emplace(key, price(graph, *sum, norm, model)).first;
+      found = priced.emplace(key, price(graph, *sum, norm, norm_inputs, model)).first;
       result.prices.push_back({{"configuration", key},
                                {"skip_layer_norm_ms", found->second.fused},
                                {"add_and_layernorm_ms", found->second.unfused}});

@@ -117,20 +117,20 @@ class TermBuilder {
     return {kind, ir::complete_attributes(info, given)};
   }
 
-  // How many outputs the term's operator has on these inputs; 1 where the inputs do not
-  // type-check (the planner then rejects the replacement, as for any ill-typed one).
-  size_t output_count(const Term& term) const {
+  // The output types of an application on its arguments' types; nullopt where they do not
+  // type-check (the planner then rejects the replacement, as it does any ill-typed one).
+  std::optional<std::vector<ir::TensorType>> output_types(const Term& term) const {
     std::vector<ir::TensorType> inputs;
     for (const Term& arg : term.args) {
       std::optional<ir::TensorType> type = value_type(arg);
-      if (!type) return 1;
+      if (!type) return std::nullopt;
       inputs.push_back(*type);
     }
     auto [kind, attrs] = construction(term);
     try {
-      return ir::infer_types(kind, inputs, attrs).size();
+      return ir::infer_types(kind, inputs, attrs);
     } catch (const Error&) {
-      return 1;
+      return std::nullopt;
     }
   }
 
@@ -143,25 +143,15 @@ class TermBuilder {
       case Term::Tag::App:
         break;
     }
-    std::vector<ir::TensorType> inputs;
-    for (const Term& arg : term.args) {
-      std::optional<ir::TensorType> type = value_type(arg);
-      if (!type) return std::nullopt;
-      inputs.push_back(*type);
-    }
-    auto [kind, attrs] = construction(term);
-    try {
-      std::vector<ir::TensorType> outputs = ir::infer_types(kind, inputs, attrs);
-      if (term.output_index >= outputs.size()) return std::nullopt;
-      return outputs[term.output_index];
-    } catch (const Error&) {
-      return std::nullopt;
-    }
+    std::optional<std::vector<ir::TensorType>> outputs = output_types(term);
+    if (!outputs || term.output_index >= outputs->size()) return std::nullopt;
+    return (*outputs)[term.output_index];
   }
 
   eqsat::Term build_application(const Term& term) const {
     eqsat::Term result = build_operator(term);
-    if (term.output_index == 0 && output_count(term) == 1) return result;
+    std::optional<std::vector<ir::TensorType>> outputs = output_types(term);
+    if (term.output_index == 0 && (!outputs || outputs->size() == 1)) return result;
     // A multi-output operator's class is a tuple: the value is one of its outputs.
     eqsat::Term index;
     index.kind = eqsat::Term::Kind::AttributeValue;

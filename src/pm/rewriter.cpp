@@ -268,8 +268,7 @@ class Rewriter {
 
   void apply(const Firing& firing, ir::ValueRef value) {
     const Rule& rule = module_.rules[firing.rule];
-    auto first_new_node = static_cast<ir::NodeId>(graph_.num_nodes());
-    application_start_ = first_new_node;
+    application_start_ = static_cast<ir::NodeId>(graph_.num_nodes());
     ir::ValueRef replacement = build(firing.rule, firing.match, rule.replacement);
     // Further replacements are built before any use moves, so that each reads the values the
     // match bound.
@@ -279,14 +278,12 @@ class Rewriter {
       if (is_identity(firing.rule, firing.match, also.term, target)) continue;
       further.emplace_back(target, build(firing.rule, firing.match, also.term));
     }
-    graph_.replace_uses(value, replacement, first_new_node);
+    graph_.replace_uses(value, replacement, application_start_);
     for (const auto& [target, built] : further) {
-      graph_.replace_uses(target, built, first_new_node);
+      graph_.replace_uses(target, built, application_start_);
     }
     graph_.remove_if_unused(value.node);
-    for (const auto& [target, built] : further) {
-      if (graph_.alive(target.node)) graph_.remove_if_unused(target.node);
-    }
+    for (const auto& [target, built] : further) graph_.remove_if_unused(target.node);
     ++statistics_[firing.rule].applications;
   }
 
