@@ -170,3 +170,12 @@ def test_session_guards_can_be_turned_off(saturate, tmp_path):
     assert result.returncode == 0, result.stderr
     assert json.loads(report_path.read_text())["session_fusion_guards"] is None
     assert session_op_types(out, tmp_path).count("SkipLayerNormalization") == 5
+
+
+def test_the_python_api_turns_session_guards_off(saturate_api, tmp_path):
+    source = str(FIXTURES / "bert_eager.torchscript.onnx")
+    cache = str(tmp_path / "costs.sqlite")
+    saturate_api.optimize(source, latency_runs=0, cost_cache=cache)
+    assert saturate_api.last_report()["session_fusion_guards"]["candidates"] == 5
+    saturate_api.optimize(source, latency_runs=0, cost_cache=cache, session_guards=False)
+    assert saturate_api.last_report()["session_fusion_guards"] is None

@@ -15,7 +15,8 @@ def timing(samples):
     return {"median_ms": sorted(samples)[len(samples) // 2], "samples_ms": samples}
 
 
-def run(commit, original, onnxsim, onnxslim, saturate, slim_verified=True, kept=False):
+def run(commit, original, onnxsim, onnxslim, saturate, slim_verified=True, kept=False,
+        guards=None):
     outputs = [
         {"tool": "onnxsim", "threads": None, "key": "onnxsim", "verify": {"ok": True},
          "counts": {"fusions": {}}},
@@ -23,7 +24,7 @@ def run(commit, original, onnxsim, onnxslim, saturate, slim_verified=True, kept=
          "counts": {"fusions": {}}},
         {"tool": "saturate", "threads": 1, "key": "saturate@1", "verify": {"ok": True},
          "counts": {"fusions": {"MultiHeadAttention": 4}}, "optimize_seconds": 3.0,
-         "report_fields": {"kept_original": kept}},
+         "report_fields": {"kept_original": kept, "session_fusion_guards": guards}},
     ]
     latency = {"1": {"original": timing(original), "onnxsim": timing(onnxsim),
                      "onnxslim": timing(onnxslim), "saturate@1": timing(saturate)}}
@@ -60,3 +61,14 @@ def test_an_unverified_peer_is_never_the_best_and_a_later_run_wins(tmp_path):
     table = (tmp_path / "peers_summary.md").read_text()
     row = next(line for line in table.splitlines() if line.startswith("| m |"))
     assert "the original" in row and "run 2" in row and "slower" in row
+
+
+def test_guarded_norms_are_named_only_when_written():
+    guards = {"candidates": 25, "guarded": 25, "written": True}
+    data = run("aaa", [10, 10, 10], [9, 9, 9], [9, 9, 9], [8, 8, 8], guards=guards)
+    (row,) = peers_summary.rows_of_run(data, "run 1").values()
+    assert row["saturate_wrote"] == "MHA 4, 25 norms guarded"
+    data = run("aaa", [10, 10, 10], [9, 9, 9], [9, 9, 9], [8, 8, 8],
+               guards=dict(guards, written=False))
+    (row,) = peers_summary.rows_of_run(data, "run 1").values()
+    assert row["saturate_wrote"] == "MHA 4"

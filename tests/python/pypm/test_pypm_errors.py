@@ -380,6 +380,11 @@ def P(x):
 def P(x):
     return Relu(Relu(x)[1])  # <-
 """, "Relu has one output"),
+    "output_index_past_a_two_output_kernel": ("""
+@pattern
+def P(x, s, g, b):
+    return Relu(SkipLayerNorm(x, s, g, b)[2])  # <-
+""", "SkipLayerNorm has 2 outputs; there is no output 2"),
     "pattern_compared_with_eq": ("""
 @pattern
 def P(x, y):
