@@ -309,6 +309,8 @@ class _Reader:
                     if var >= len(params) or self.kinds[var] != core.TERM:
                         self.fail(f"rule {name}: further replacement of variable {var}, which is "
                                   "not a term variable of the rule", v_at)
+                    if any(var == replaced for replaced, _ in also):
+                        self.fail(f"rule {name} replaces variable {var} twice", v_at)
                     also.append((var, self.term()))
             rules.append(core.Rule(name, definition, line, tuple(params), guards, replacement,
                                    tuple(also)))

@@ -58,3 +58,15 @@ def test_a_version_two_file_with_a_bad_variable_is_rejected(compiler):
                   rule.replacement, ((9, rule.also[0][1]),)),))
     with pytest.raises(reader.FormatError, match="not a term variable of the rule"):
         reader.from_bytes(to_bytes(broken))
+
+
+def test_a_version_two_file_replacing_one_variable_twice_is_rejected(compiler):
+    # The compiler never writes such a file; the reader rejects it as the C++ loader does.
+    module = compiler.core(PRE_NORM)
+    rule = module.rules[0]
+    twice = rule.also + rule.also
+    broken = core.PatternFile(module.source_file, module.definitions, (
+        core.Rule(rule.name, rule.definition, rule.line, rule.params, rule.guards,
+                  rule.replacement, twice),))
+    with pytest.raises(reader.FormatError, match="replaces variable 0 twice"):
+        reader.from_bytes(to_bytes(broken))
