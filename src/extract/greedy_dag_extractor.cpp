@@ -10,6 +10,7 @@
 
 #include "extract/bottom_up_extractor.h"
 #include "extract/extraction_index.h"
+#include "extract/reuse_improvement.h"
 
 namespace saturate::extract {
 
@@ -156,6 +157,16 @@ ExtractionResult GreedyDagExtractor::extract(const ExtractionGraph& graph,
                             : "heuristic (bottom-up fallback: greedy DAG found no choice)";
       result = std::move(fallback);
     }
+  }
+  if (result.found && result.acyclic) {
+    std::vector<NodeIndex> improved = result.choice;
+    const std::size_t switches = improve_by_reuse(graph, improved, options.deadline);
+    if (switches > 0) {
+      const std::string status = result.status;
+      result = evaluate_choice(graph, std::move(improved));
+      result.status = status;
+    }
+    result.add_statistic("reuse switches", static_cast<double>(switches));
   }
   result.method = name();
   result.add_statistic("node evaluations", static_cast<double>(evaluations));

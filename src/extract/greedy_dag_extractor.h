@@ -13,6 +13,10 @@ namespace saturate::extract {
 // Sets are snapshots, so a later improvement of a child can in rare cases close a cycle in the
 // final choice, or leave a class without any choice although one exists; the extractor then
 // returns bottom-up greedy's extraction instead (and says so in the status).
+//
+// The choice is then improved by reuse (reuse_improvement.h): a class whose value another
+// extracted node already gives for free, such as the second output of a multi-output kernel
+// chosen for a different class, switches to it.
 class GreedyDagExtractor final : public Extractor {
  public:
   std::string name() const override { return "greedy-dag"; }

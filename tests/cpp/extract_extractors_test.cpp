@@ -2,6 +2,7 @@
 // on random e-graphs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -17,6 +18,7 @@
 #include "extract/ilp_extractor.h"
 #include "extract/milp_solver.h"
 #include "extract/problem_reduction.h"
+#include "extract/reuse_improvement.h"
 #include "support/error.h"
 
 using namespace saturate;
@@ -580,4 +582,53 @@ TEST(Extractors, GreedyDagFallsBackToBottomUpOnDeepChains) {
   EXPECT_TRUE(greedy.found && greedy.acyclic);
   EXPECT_DOUBLE_EQ(greedy.dag_cost, static_cast<double>(depth));
   EXPECT_NE(greedy.status.find("bottom-up"), std::string::npos) << greedy.status;
+}
+
+// A pre-norm residual block with a two-output kernel T = fused(X, K) that gives both the norm
+// N (output 0) and the sum S (output 1), each projection free. Greedy prices S alone, where the
+// add (2) beats the kernel (5), and N alone, where the kernel (5) beats add + norm (6): both
+// the add and the kernel, 9. Reuse sees that T, extracted for N, also gives S: 7, the optimum.
+TEST(Extractors, GreedyDagReusesTheSecondOutputOfAKernelItChoseForAnotherClass) {
+  const ExtractionGraph graph = make_graph({{"X", "x", {}, 0},
+                                            {"K", "k", {}, 0},
+                                            {"T", "fused", {"X", "K"}, 5},
+                                            {"S", "add", {"X", "K"}, 2},
+                                            {"S", "sum_of_fused", {"T"}, 0},
+                                            {"N", "norm", {"S"}, 4},
+                                            {"N", "norm_of_fused", {"T"}, 0},
+                                            {"R", "residual", {"S", "N"}, 2}},
+                                           {"R"});
+  const ExtractionResult greedy = GreedyDagExtractor().extract(graph);
+  ASSERT_TRUE(greedy.found && greedy.acyclic);
+  EXPECT_DOUBLE_EQ(greedy.dag_cost, 7);
+  EXPECT_TRUE(chose(graph, greedy, "sum_of_fused") && chose(graph, greedy, "norm_of_fused"));
+  const auto switches = std::find(greedy.statistics.begin(), greedy.statistics.end(),
+                                  std::pair<std::string, double>{"reuse switches", 1});
+  EXPECT_NE(switches, greedy.statistics.end());
+  EXPECT_DOUBLE_EQ(IlpExtractor().extract(graph, ilp_options()).dag_cost, 7);
+
+  // The reuse step alone, from the greedy choice without it.
+  std::vector<NodeIndex> choice(graph.class_count(), kNoNode);
+  for (const char* name : {"x", "k", "fused", "add", "norm_of_fused", "residual"}) {
+    choice[graph.nodes[node_named(graph, name)].eclass] = node_named(graph, name);
+  }
+  EXPECT_DOUBLE_EQ(dag_cost(graph, choice), 9);
+  EXPECT_EQ(improve_by_reuse(graph, choice, Deadline::never()), 1u);
+  EXPECT_DOUBLE_EQ(dag_cost(graph, choice), 7);
+}
+
+// Reuse never closes a cycle: B is extracted as g(A), so A must not switch to f(B) although f
+// is cheaper than A's leaf.
+TEST(Extractors, ReuseDoesNotCloseACycle) {
+  const ExtractionGraph graph = make_graph({{"A", "a_leaf", {}, 10},
+                                            {"A", "f", {"B"}, 1},
+                                            {"B", "g", {"A"}, 1},
+                                            {"R", "root", {"A", "B"}, 1}},
+                                           {"R"});
+  std::vector<NodeIndex> choice(graph.class_count(), kNoNode);
+  for (const char* name : {"a_leaf", "g", "root"}) {
+    choice[graph.nodes[node_named(graph, name)].eclass] = node_named(graph, name);
+  }
+  EXPECT_EQ(improve_by_reuse(graph, choice, Deadline::never()), 0u);
+  EXPECT_TRUE(chose(graph, evaluate_choice(graph, choice), "a_leaf"));
 }
