@@ -135,45 +135,69 @@ std::size_t improve_by_reuse(const ExtractionGraph& graph, std::vector<NodeIndex
   std::size_t stamp = 0;
   std::size_t switches = 0;
   std::size_t evaluations = 0;
-  // Steepest descent, one switch per pass: the first improving switch found is not always a
-  // good one (a class can give up a kernel that a cheaper switch elsewhere would have shared).
+  struct Move {
+    double saving;
+    ClassIndex eclass;
+    NodeIndex node;
+  };
+  std::vector<Move> moves;
   while (switches < max_switches) {
     if (!view_choice(graph, choice, children, view)) return switches;
     // Savings below this are float rounding of the costs, not improvements.
-    double best_saving = 1e-9 * std::max(1.0, std::abs(view.dag_cost));
-    ClassIndex best_class = 0;
-    NodeIndex best_node = kNoNode;
+    const double tolerance = 1e-9 * std::max(1.0, std::abs(view.dag_cost));
+    // Each pass prices every switch against the choice it starts from, then makes them best
+    // first, each priced again against the switches made before it: the first improving switch
+    // found can give up a kernel that a better switch would have shared.
+    moves.clear();
     for (ClassIndex eclass : view.post_order) {
       for (NodeIndex candidate : graph.class_nodes[eclass]) {
         if (candidate == choice[eclass] || graph.is_filtered(candidate)) continue;
-        bool extracted = true, below = true;
-        for (ClassIndex child : children[candidate]) {
-          extracted = extracted && view.rank[child] != kNotExtracted;
-          below = below && view.rank[child] < view.rank[eclass];
-        }
+        const bool extracted = std::ranges::all_of(
+            children[candidate], [&](ClassIndex c) { return view.rank[c] != kNotExtracted; });
         if (!extracted) continue;
         if ((++evaluations & 1023) == 0 && deadline.expired()) return switches;
         const double saving =
             switch_readers(graph, choice, children, eclass, candidate, view.readers, released);
         restore_readers(choice, children, eclass, candidate, released, view.readers);
-        if (saving <= best_saving) continue;
-        if (!below) {
-          // A child ranked above the class is fine unless it needs the class: a cycle.
-          ++stamp;
-          bool cycle = false;
-          for (ClassIndex child : children[candidate]) {
-            cycle = cycle || reaches(choice, children, view, child, eclass, visited, stamp);
-          }
-          if (cycle) continue;
-        }
-        best_saving = saving;
-        best_class = eclass;
-        best_node = candidate;
+        if (saving > tolerance) moves.push_back({saving, eclass, candidate});
       }
     }
-    if (best_node == kNoNode) return switches;
-    choice[best_class] = best_node;
-    ++switches;
+    std::ranges::stable_sort(moves,
+                             [](const Move& a, const Move& b) { return a.saving > b.saving; });
+    bool switched = false;
+    for (const Move& move : moves) {
+      if (view.rank[move.eclass] == kNotExtracted) continue;  // released by an earlier switch
+      bool extracted = true, below = true;
+      for (ClassIndex child : children[move.node]) {
+        extracted = extracted && view.rank[child] != kNotExtracted;
+        below = below && view.rank[child] < view.rank[move.eclass];
+      }
+      if (!extracted) continue;
+      if ((++evaluations & 1023) == 0 && deadline.expired()) return switches;
+      const double saving =
+          switch_readers(graph, choice, children, move.eclass, move.node, view.readers, released);
+      bool take = saving > tolerance;
+      if (take && !below) {
+        // A child ranked above the class is fine unless it needs the class: a cycle.
+        ++stamp;
+        for (ClassIndex child : children[move.node]) {
+          take = take && !reaches(choice, children, view, child, move.eclass, visited, stamp);
+        }
+      }
+      if (!take) {
+        restore_readers(choice, children, move.eclass, move.node, released, view.readers);
+        continue;
+      }
+      choice[move.eclass] = move.node;
+      for (ClassIndex gone : released) view.rank[gone] = kNotExtracted;
+      ++switches;
+      switched = true;
+      if (switches == max_switches) return switches;
+      // A switch to children ranked below the class keeps the ranks a topological order;
+      // after any other the ranks are redone in the next pass.
+      if (!below) break;
+    }
+    if (!switched) return switches;
   }
   return switches;
 }

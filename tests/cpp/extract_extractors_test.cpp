@@ -632,3 +632,35 @@ TEST(Extractors, ReuseDoesNotCloseACycle) {
   EXPECT_EQ(improve_by_reuse(graph, choice, Deadline::never()), 0u);
   EXPECT_TRUE(chose(graph, evaluate_choice(graph, choice), "a_leaf"));
 }
+
+// From a random complete, acyclic choice on random e-graphs (with cycles), reuse only ever
+// lowers the DAG cost, keeps the choice complete and acyclic, and never passes the brute-force
+// optimum.
+TEST(Extractors, ReuseNeverWorsensOrBreaksAChoiceOnRandomGraphs) {
+  std::mt19937 random(20261206);
+  int tried = 0, improved = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const ExtractionGraph graph = random_graph(random);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    std::vector<NodeIndex> random_choice(graph.class_count(), kNoNode);
+    for (ClassIndex c = 0; c < graph.class_count(); ++c) {
+      const auto& nodes = graph.class_nodes[c];
+      const NodeIndex n =
+          nodes[std::uniform_int_distribution<std::size_t>(0, nodes.size() - 1)(random)];
+      if (!graph.is_filtered(n)) random_choice[c] = n;
+    }
+    const ExtractionResult start = evaluate_choice(graph, random_choice);
+    if (!start.found || !start.acyclic) continue;
+    ++tried;
+    std::vector<NodeIndex> choice = start.choice;
+    const std::size_t switches = improve_by_reuse(graph, choice, Deadline::never());
+    const ExtractionResult after = evaluate_choice(graph, choice);
+    ASSERT_TRUE(after.found && after.acyclic);
+    EXPECT_EQ(switches > 0, after.dag_cost < start.dag_cost);
+    EXPECT_LE(after.dag_cost, start.dag_cost);
+    EXPECT_GE(after.dag_cost, brute_force_optimum(graph) - 1e-9);
+    improved += switches > 0;
+  }
+  EXPECT_GT(tried, 100);    // enough valid starting choices to mean anything
+  EXPECT_GT(improved, 20);  // and enough that reuse improves
+}
