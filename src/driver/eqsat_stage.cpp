@@ -88,6 +88,14 @@ nlohmann::json matched_rules(const eqsat::OptimizeResult& result) {
   return rules;
 }
 
+// What the extractor counted (e.g. greedy DAG's node evaluations and reuse switches, the ILP's
+// rows, cuts and solver rounds), by name.
+nlohmann::json extraction_statistics(const extract::ExtractionResult& extraction) {
+  nlohmann::json statistics = nlohmann::json::object();
+  for (const auto& [name, value] : extraction.statistics) statistics[name] = value;
+  return statistics;
+}
+
 }  // namespace
 
 SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleSet& rules,
@@ -136,6 +144,7 @@ SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleS
       {"extraction_status", result.extraction.status},
       {"extracted_dag_cost", result.extracted_dag_cost},
       {"extracted_graph_cost", result.extracted_graph_cost},
+      {"extraction_statistics", extraction_statistics(result.extraction)},
       {"cycle_filter", std::string(eqsat::to_string(settings.cycle_filter))},
       {"filtered_nodes", result.filtered_nodes},
       {"cycle_prefilter_rejections", result.cycle_prefilter_rejections},

@@ -28,6 +28,9 @@ def test_optimize_writes_report_graph_and_verifies(saturate, tmp_path):
     assert report["optimized_cost"] < report["original_cost"]
     shown = json.loads(saturate("show", graph_path, "--json").stdout)
     assert shown["ops"] == report["optimized_ops"]
+    # What the extractor counted: greedy DAG's evaluations and its reuse switches.
+    statistics = report["extraction_statistics"]
+    assert statistics["node evaluations"] > 0 and statistics["reuse switches"] >= 0
 
 
 def test_optimize_with_ilp_reports_optimality(saturate, tmp_path):
@@ -38,6 +41,8 @@ def test_optimize_with_ilp_reports_optimality(saturate, tmp_path):
     report = json.loads(report_path.read_text())
     assert report["ilp_optimal"] is True
     assert report["optimized_cost"] <= report["original_cost"]
+    statistics = report["extraction_statistics"]
+    assert statistics["ilp columns"] > 0 and statistics["warm start given"] == 1
 
 
 def test_optimize_reads_tensat_rule_files(saturate, tmp_path):
