@@ -164,16 +164,21 @@ std::optional<RuleSet> tensat_rules() {
   return rules;
 }
 
+OptimizeResult optimize_nasnet_a_at_k_multi_2(const RuleSet& rules, const ir::Graph& graph,
+                                              const std::string& extractor) {
+  OptimizeOptions options;
+  options.extractor = extractor;
+  options.multi_pattern_iterations = 2;
+  return optimize(graph, rules, cost_model, options);
+}
+
 TEST(Optimizer, NeverReturnsAGraphThatCostsMore) {
   // Bottom-up extraction picks each class's cheapest tree on its own; on NasNet-A at k_multi 2
   // what it extracts costs more than the input, and the optimizer returns the input instead.
   const std::optional<RuleSet> rules = tensat_rules();
   if (!rules) GTEST_SKIP() << "TENSAT's rule files are not in ../shared/data/tensat-rules";
   ir::Graph graph = models::build_nasnet_a({});
-  OptimizeOptions options;
-  options.extractor = "bottom-up";
-  options.multi_pattern_iterations = 2;
-  OptimizeResult result = optimize(graph, *rules, cost_model, options);
+  OptimizeResult result = optimize_nasnet_a_at_k_multi_2(*rules, graph, "bottom-up");
   EXPECT_GT(result.extracted_graph_cost, result.original_cost);
   EXPECT_TRUE(result.kept_original);
   EXPECT_TRUE(result.graph == graph);
@@ -187,10 +192,7 @@ TEST(Optimizer, GreedyDagWithReuseBeatsTheInputWhereGreedyAloneDidNot) {
   const std::optional<RuleSet> rules = tensat_rules();
   if (!rules) GTEST_SKIP() << "TENSAT's rule files are not in ../shared/data/tensat-rules";
   ir::Graph graph = models::build_nasnet_a({});
-  OptimizeOptions options;
-  options.extractor = "greedy-dag";
-  options.multi_pattern_iterations = 2;
-  OptimizeResult result = optimize(graph, *rules, cost_model, options);
+  OptimizeResult result = optimize_nasnet_a_at_k_multi_2(*rules, graph, "greedy-dag");
   EXPECT_LT(result.extracted_graph_cost, result.original_cost);
   EXPECT_FALSE(result.kept_original);
 }

@@ -62,6 +62,17 @@ NodeIndex node_named(const ExtractionGraph& graph, const std::string& name) {
   throw Error("no node " + name);
 }
 
+// A choice of the named nodes, one per class; the other classes have none.
+std::vector<NodeIndex> choice_of(const ExtractionGraph& graph,
+                                 const std::vector<std::string>& names) {
+  std::vector<NodeIndex> choice(graph.class_count(), kNoNode);
+  for (const std::string& name : names) {
+    const NodeIndex n = node_named(graph, name);
+    choice[graph.nodes[n].eclass] = n;
+  }
+  return choice;
+}
+
 bool chose(const ExtractionGraph& graph, const ExtractionResult& result, const std::string& name) {
   const NodeIndex n = node_named(graph, name);
   return result.chosen(graph.nodes[n].eclass) == n;
@@ -608,10 +619,8 @@ TEST(Extractors, GreedyDagReusesTheSecondOutputOfAKernelItChoseForAnotherClass) 
   EXPECT_DOUBLE_EQ(IlpExtractor().extract(graph, ilp_options()).dag_cost, 7);
 
   // The reuse step alone, from the greedy choice without it.
-  std::vector<NodeIndex> choice(graph.class_count(), kNoNode);
-  for (const char* name : {"x", "k", "fused", "add", "norm_of_fused", "residual"}) {
-    choice[graph.nodes[node_named(graph, name)].eclass] = node_named(graph, name);
-  }
+  std::vector<NodeIndex> choice =
+      choice_of(graph, {"x", "k", "fused", "add", "norm_of_fused", "residual"});
   EXPECT_DOUBLE_EQ(dag_cost(graph, choice), 9);
   EXPECT_EQ(improve_by_reuse(graph, choice, Deadline::never()), 1u);
   EXPECT_DOUBLE_EQ(dag_cost(graph, choice), 7);
@@ -625,10 +634,7 @@ TEST(Extractors, ReuseDoesNotCloseACycle) {
                                             {"B", "g", {"A"}, 1},
                                             {"R", "root", {"A", "B"}, 1}},
                                            {"R"});
-  std::vector<NodeIndex> choice(graph.class_count(), kNoNode);
-  for (const char* name : {"a_leaf", "g", "root"}) {
-    choice[graph.nodes[node_named(graph, name)].eclass] = node_named(graph, name);
-  }
+  std::vector<NodeIndex> choice = choice_of(graph, {"a_leaf", "g", "root"});
   EXPECT_EQ(improve_by_reuse(graph, choice, Deadline::never()), 0u);
   EXPECT_TRUE(chose(graph, evaluate_choice(graph, choice), "a_leaf"));
 }

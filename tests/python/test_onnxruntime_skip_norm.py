@@ -159,38 +159,39 @@ def cache_pricing_skip_norms(saturate, tmp_path, factor):
     return cache
 
 
+def optimize_priced(saturate, tmp_path, factor):
+    """The BERT fixture optimized and verified with the fused norm's price scaled by `factor`
+    (cache_pricing_skip_norms), at one thread, no latency check: (stdout, report, output)."""
+    cache = cache_pricing_skip_norms(saturate, tmp_path, factor)
+    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
+    result = saturate("optimize", FIXTURES / "bert_eager.torchscript.onnx", "-o", out, "--json",
+                      report_path, "--verify", "--latency-runs", "0", "--cost-cache", cache,
+                      "--threads", "1", timeout=600)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["verified"] is True
+    return result.stdout, report, out
+
+
 def test_session_guards_keep_onnxruntime_from_fusing_post_norm_residuals(saturate, tmp_path):
     """ONNX Runtime fuses BERT's post-norm Add + LayerNormalization into SkipLayerNormalization
     when it creates a session; where the cost model prices that kernel above the pair, Saturate
     respells the norms (on the row view of the sum) and ONNX Runtime then leaves them alone."""
     source = FIXTURES / "bert_eager.torchscript.onnx"
     assert session_op_types(source, tmp_path).count("SkipLayerNormalization") == 5
-    cache = cache_pricing_skip_norms(saturate, tmp_path, factor=100.0)
-    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
-    result = saturate("optimize", source, "-o", out, "--json", report_path, "--verify",
-                      "--latency-runs", "0", "--cost-cache", cache, "--threads", "1", timeout=600)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(report_path.read_text())
-    assert report["verified"] is True
+    stdout, report, out = optimize_priced(saturate, tmp_path, factor=100.0)
     guards = report["session_fusion_guards"]
     assert guards["fusion"] == "SkipLayerNormFusion"
     assert guards["candidates"] == 5 and guards["guarded"] == 5 and guards["written"] is True
     (price,) = guards["prices"]
     assert price["skip_layer_norm_ms"] > price["add_and_layernorm_ms"] > 0
-    assert "session fusion guards" in result.stdout
+    assert "session fusion guards" in stdout
     assert "SkipLayerNormalization" not in session_op_types(out, tmp_path)
 
 
 def test_where_the_fused_norm_is_cheaper_saturate_writes_it_and_guards_nothing(saturate,
                                                                                tmp_path):
-    source = FIXTURES / "bert_eager.torchscript.onnx"
-    cache = cache_pricing_skip_norms(saturate, tmp_path, factor=0.01)
-    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
-    result = saturate("optimize", source, "-o", out, "--json", report_path, "--verify",
-                      "--latency-runs", "0", "--cost-cache", cache, "--threads", "1", timeout=600)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(report_path.read_text())
-    assert report["verified"] is True
+    _, report, out = optimize_priced(saturate, tmp_path, factor=0.01)
     assert report["fused_operators"].get("skip_layer_norm") == 5
     guards = report["session_fusion_guards"]
     assert guards["candidates"] == 0 and guards["guarded"] == 0 and guards["written"] is False
