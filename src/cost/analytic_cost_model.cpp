@@ -237,10 +237,15 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
               moved};
     }
 
+    case OpKind::RotaryEmbedding:
+      // Two multiplies and an add per element; the tables are read once per position.
+      return {3 * kSimpleFlops * elements(out), moved};
+
     case OpKind::Transpose:
     case OpKind::Concat:
     case OpKind::Merge:
     case OpKind::Pad:
+    case OpKind::Slice:
       return {0, moved};
     case OpKind::Opaque:
       // Unknown work: priced by the bytes it reads and writes, like a layout operator.

@@ -14,6 +14,8 @@ bool is_parameter_input(ir::OpKind op, size_t input) {
     case ir::OpKind::SkipLayerNorm:
     case ir::OpKind::SkipRMSNorm:
       return input >= 2;
+    case ir::OpKind::RotaryEmbedding:  // the position tables: constants of the model
+      return input >= 1;
     default:
       return false;
   }

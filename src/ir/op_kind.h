@@ -60,9 +60,14 @@ enum class OpKind : uint16_t {
   // SkipSimplifiedLayerNormalization), with the sum as a second output for the residual stream.
   SkipLayerNorm,
   SkipRMSNorm,
+  // ONNX Runtime's RotaryEmbedding in the rotate-half form (Llama's): x * cos + rotate_half(x) *
+  // sin, with the position tables given in full.
+  RotaryEmbedding,
   // What ONNX import needs: explicit constant padding (ONNX Conv/Pool pads that are neither
-  // SAME nor VALID), and any ONNX operator Saturate does not know, carried through unchanged.
+  // SAME nor VALID), a contiguous slice of one axis (ONNX Slice with constant bounds), and any
+  // ONNX operator Saturate does not know, carried through unchanged.
   Pad,
+  Slice,
   Opaque,
 };
 

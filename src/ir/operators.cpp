@@ -440,6 +440,44 @@ Types multi_head_attention(const Types& in, const Attributes& attrs) {
   return {TensorType{q.dtype, {q.dims[0], q.dims[1], v.dims[2]}}};
 }
 
+// Elements [start, end) of one axis; the importer normalizes ONNX's negative and clamped bounds.
+Types slice(const Types& in, const Attributes& attrs) {
+  const auto& x = in[0];
+  int axis = normalize_axis(attrs.get_int("axis"), x.rank());
+  int64_t start = attrs.get_int("start");
+  int64_t end = attrs.get_int("end");
+  if (start < 0 || start >= end || end > x.dims[axis]) {
+    shape_error("slice [" + std::to_string(start) + ", " + std::to_string(end) + ") of axis " +
+                std::to_string(axis) + " of " + to_string(x) +
+                " is not a non-empty range inside the axis");
+  }
+  Dims out = x.dims;
+  out[axis] = end - start;
+  return {TensorType{x.dtype, out}};
+}
+
+// x (B, N, S, H) with H even; cos and sin (S, H) with any number of leading 1s.
+Types rotary_embedding(const Types& in, const Attributes&) {
+  require_same_dtype(in);
+  const auto& x = in[0];
+  require_rank(x, 4, "rotary_embedding x");
+  if (x.dims[3] % 2 != 0) {
+    shape_error("rotary_embedding needs an even head size, got " + to_string(x));
+  }
+  for (size_t k = 1; k < 3; ++k) {
+    const Dims& table = in[k].dims;
+    bool fits = table.size() >= 2 && table.size() <= 4 && table[table.size() - 1] == x.dims[3] &&
+                table[table.size() - 2] == x.dims[2];
+    for (size_t i = 0; fits && i + 2 < table.size(); ++i) fits = table[i] == 1;
+    if (!fits) {
+      shape_error(std::string("rotary_embedding ") + (k == 1 ? "cos" : "sin") +
+                  " must have shape (S, H) = (" + std::to_string(x.dims[2]) + ", " +
+                  std::to_string(x.dims[3]) + ") with leading 1s only, got " + to_string(in[k]));
+    }
+  }
+  return {x};
+}
+
 Types clip(const Types& in, const Attributes& attrs) {
   if (attrs.get_float("min") > attrs.get_float("max")) {
     shape_error("clip min " + format_double(attrs.get_float("min")) + " exceeds max " +
@@ -803,6 +841,19 @@ std::vector<OpInfo> make_operator_table() {
        "(tokens, D) or (B, S, D). ONNX Runtime's com.microsoft.SkipSimplifiedLayerNormalization.",
        skip_rms_norm,
        2},
+      {OpKind::RotaryEmbedding,
+       "rotary_embedding",
+       "RotaryEmbedding",
+       3,
+       3,
+       {"x", "cos", "sin"},
+       {},
+       OpCategory::Elementwise,
+       "x * cos + rotate_half(x) * sin, rotate_half(x) = concat(-x[..., H/2:], x[..., :H/2]); x "
+       "(B, N, S, H), cos and sin (S, H) broadcast over batch and heads. ONNX Runtime's "
+       "com.microsoft.RotaryEmbedding where each table repeats its first half (as every "
+       "rotate-half table does); otherwise written as the formula.",
+       rotary_embedding},
       {OpKind::ReduceMean,
        "reduce_mean",
        "ReduceMean",
@@ -845,6 +896,17 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Layout,
        "Zero padding; pads in ONNX order [x1_begin, x2_begin, ..., x1_end, x2_end, ...].",
        pad},
+      {OpKind::Slice,
+       "slice",
+       "Slice",
+       1,
+       1,
+       {"x"},
+       {required("axis", AttrKind::Int), required("start", AttrKind::Int),
+        required("end", AttrKind::Int)},
+       OpCategory::Layout,
+       "Elements [start, end) of one axis, step 1 (ONNX Slice with constant bounds).",
+       slice},
       {OpKind::Opaque,
        "opaque",
        "Opaque",

@@ -73,6 +73,9 @@ bool Exporter::emit_elementwise(NodeId id) {
       uses_microsoft_domain_ = true;
       return true;
     }
+    case OpKind::RotaryEmbedding:
+      emit_rotary_embedding(id);
+      return true;
     default:
       return false;
   }

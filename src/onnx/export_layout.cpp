@@ -1,5 +1,5 @@
-// IR -> ONNX: layout and shape (Transpose, Enlarge, Pad, Concat, Split, Reshape; merge has no
-// ONNX operator).
+// IR -> ONNX: layout and shape (Transpose, Enlarge, Pad, Concat, Split, Slice, Reshape; merge
+// has no ONNX operator).
 #include <string>
 #include <vector>
 
@@ -54,12 +54,30 @@ bool Exporter::emit_layout(NodeId id) {
     case OpKind::Merge:
       throw Error("node '" + node.name() +
                   "' (merge) reads a value that is not a weight: ONNX has no operator for it");
+    case OpKind::Slice:
+      emit_slice(in(0), attrs.get_int("axis"), attrs.get_int("start"), attrs.get_int("end"), y);
+      return true;
     case OpKind::Reshape:
       add_node("Reshape", {in(0), ints_initializer(node.outputs[0].dims, y + "_shape")}, {y});
       return true;
     default:
       return false;
   }
+}
+
+void Exporter::emit_slice(const std::string& x, int64_t axis, int64_t start, int64_t end,
+                          const std::string& y) {
+  if (opset_ >= 10) {
+    add_node("Slice",
+             {x, ints_initializer({start}, y + "_starts"), ints_initializer({end}, y + "_ends"),
+              ints_initializer({axis}, y + "_axes")},
+             {y});
+    return;
+  }
+  NodeProto& slice = add_node("Slice", {x}, {y});  // opset 1-9: bounds as attributes
+  add_attr(slice, "starts", std::vector<int64_t>{start});
+  add_attr(slice, "ends", std::vector<int64_t>{end});
+  add_attr(slice, "axes", std::vector<int64_t>{axis});
 }
 
 }  // namespace saturate::onnx

@@ -1,5 +1,5 @@
-// ONNX -> IR: layout and shape (Concat, Split, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
-// Pad).
+// ONNX -> IR: layout and shape (Concat, Split, Slice, Reshape, Flatten, Squeeze, Unsqueeze,
+// Transpose, Pad).
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -28,6 +28,10 @@ bool Importer::import_layout(const NodeProto& node) {
   }
   if (op == "Split") {
     import_split(node);
+    return true;
+  }
+  if (op == "Slice") {
+    import_slice(node);
     return true;
   }
   if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
@@ -80,6 +84,62 @@ void Importer::import_split(const NodeProto& node) {
   }
   ir::NodeId id = graph().add_node(OpKind::Split, {x}, {{"axis", axis}, {"sizes", *sizes}}, names);
   for (size_t k = 0; k < names.size(); ++k) values_[names[k]] = {id, static_cast<uint32_t>(k)};
+}
+
+void Importer::import_slice(const NodeProto& node) {
+  ValueRef x = input(node, 0);
+  const ir::Dims& in = dims(x);
+  const auto rank = static_cast<int64_t>(in.size());
+  std::optional<std::vector<int64_t>> starts, ends, axes, steps;
+  if (result_.opset >= 10) {
+    starts = constant_ints(node, 1);
+    ends = constant_ints(node, 2);
+    axes = has_input(node, 3) ? constant_ints(node, 3) : std::nullopt;
+    steps = has_input(node, 4) ? constant_ints(node, 4) : std::nullopt;
+    require(!has_input(node, 3) || axes);
+    require(!has_input(node, 4) || steps);
+  } else {
+    starts = attr_ints(node, "starts");
+    ends = attr_ints(node, "ends");
+    axes = attr_ints(node, "axes");
+  }
+  require(starts && ends && starts->size() == ends->size());
+  const size_t count = starts->size();
+  if (!axes) {
+    axes = std::vector<int64_t>(count);
+    for (size_t i = 0; i < count; ++i) (*axes)[i] = static_cast<int64_t>(i);
+  }
+  require(axes->size() == count && (!steps || steps->size() == count));
+  // ONNX's bounds, made concrete: negative ones count from the end, both clamp to the axis.
+  struct Cut {
+    int64_t axis, start, end;
+  };
+  std::vector<Cut> cuts;
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (size_t i = 0; i < count; ++i) {
+    int64_t axis = normalize_axis((*axes)[i], rank);
+    require(!seen[static_cast<size_t>(axis)]);
+    seen[static_cast<size_t>(axis)] = true;
+    require(!steps || (*steps)[i] == 1);  // strided and reversed slices stay opaque
+    const int64_t size = in[static_cast<size_t>(axis)];
+    auto concrete = [size](int64_t bound) {
+      if (bound < 0) bound = bound < -size ? 0 : bound + size;
+      return std::min(bound, size);
+    };
+    int64_t start = concrete((*starts)[i]);
+    int64_t end = concrete((*ends)[i]);
+    require(start < end);  // an empty slice stays opaque
+    if (start != 0 || end != size) cuts.push_back({axis, start, end});
+  }
+  if (cuts.empty()) {
+    values_[node.output(0)] = x;  // the whole tensor: an alias
+    return;
+  }
+  for (size_t i = 0; i < cuts.size(); ++i) {
+    const std::string name = i + 1 == cuts.size() ? node.output(0) : fresh(node.output(0));
+    x = add(OpKind::Slice, {x},
+            {{"axis", cuts[i].axis}, {"start", cuts[i].start}, {"end", cuts[i].end}}, name);
+  }
 }
 
 void Importer::import_reshape_like(const NodeProto& node) {

@@ -187,10 +187,10 @@ void Exporter::analyse() {
       materialized_[id] = true;  // read by a computed node or a graph output
       continue;
     }
-    for (ValueRef input : graph_.node(id).inputs) {
-      ValueRef v = resolve(input);
-      stack.push_back(v.node);
-    }
+    const ir::Node& node = graph_.node(id);
+    // A rotary kernel reads its tables' first halves, written as caches of their own.
+    size_t read = node.op == OpKind::RotaryEmbedding && rotary_caches(id) ? 1 : node.inputs.size();
+    for (size_t k = 0; k < read; ++k) stack.push_back(resolve(node.inputs[k]).node);
   }
   // A pad stays a node unless every reader folds it.
   std::vector<bool> read_unfolded(count, false);
@@ -386,6 +386,7 @@ ExportFamily export_family(OpKind op) {
     case OpKind::BiasGelu:
     case OpKind::FastGelu:
     case OpKind::QuickGelu:
+    case OpKind::RotaryEmbedding:
       return ExportFamily::Elementwise;
     case OpKind::Conv2d:
     case OpKind::PoolMax:
@@ -400,6 +401,7 @@ ExportFamily export_family(OpKind op) {
     case OpKind::Merge:
     case OpKind::Reshape:
     case OpKind::Pad:
+    case OpKind::Slice:
       return ExportFamily::Layout;
     case OpKind::BatchNorm:
     case OpKind::Softmax:

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -87,6 +88,13 @@ class Exporter {
   void emit_activation(const std::string& pre, const std::string& out, ir::Activation activation);
   void emit_multi_head_attention(ir::NodeId id);
   void emit_skip_normalization(ir::NodeId id);
+  void emit_rotary_embedding(ir::NodeId id);
+  void emit_slice(const std::string& x, int64_t axis, int64_t start, int64_t end,
+                  const std::string& y);
+  // The cos and sin caches (S, H/2) of a rotary node whose tables are known at export and
+  // repeat their first half in every row; nothing otherwise (the node is written as its formula).
+  const std::optional<std::pair<std::vector<float>, std::vector<float>>>& rotary_caches(
+      ir::NodeId id);
   // Whether a node or a graph output reads `value` (optional outputs are written only then).
   bool is_read(ir::ValueRef value) const;
 
@@ -110,6 +118,8 @@ class Exporter {
   std::set<std::string> taken_;
   std::unordered_map<std::string, std::string> embedded_;  // embedded constant -> its bytes
   std::unordered_map<ir::NodeId, std::vector<runtime::Tensor>> folded_;
+  std::unordered_map<ir::NodeId, std::optional<std::pair<std::vector<float>, std::vector<float>>>>
+      rotary_caches_;
 };
 
 }  // namespace saturate::onnx

@@ -77,6 +77,7 @@ class Importer {
   void import_pool(const ::onnx::NodeProto& node, bool max);
   void import_gemm(const ::onnx::NodeProto& node);
   void import_split(const ::onnx::NodeProto& node);
+  void import_slice(const ::onnx::NodeProto& node);
   void import_reshape_like(const ::onnx::NodeProto& node);
   void import_clip(const ::onnx::NodeProto& node);
 

@@ -53,8 +53,14 @@ Tensor concat(const std::vector<const Tensor*>& parts, int64_t axis);
 std::vector<Tensor> split(const Tensor& x, int64_t axis, const std::vector<int64_t>& sizes);
 Tensor merge(const Tensor& w, int64_t count);
 Tensor reshape(const Tensor& x, const ir::Dims& out_dims);
+// Elements [start, end) of one axis.
+Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t end);
 // Zero padding; pads in ONNX order [x1_begin, ..., x1_end, ...].
 Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const ir::Dims& out_dims);
+
+// rotary_embedding_kernel.cpp: x * cos + rotate_half(x) * sin over the last axis of x
+// (B, N, S, H); cos and sin (S, H), leading 1s allowed.
+Tensor rotary_embedding(const Tensor& x, const Tensor& cos, const Tensor& sin);
 
 // normalization_kernels.cpp
 Tensor batchnorm(const Tensor& x, const Tensor& scale, const Tensor& bias, const Tensor& mean,

@@ -1,5 +1,5 @@
-// Operators that move elements without arithmetic: transpose, enlarge, concat, split, merge,
-// reshape, pad.
+// Operators that move elements without arithmetic: transpose, enlarge, concat, split, slice,
+// merge, reshape, pad.
 #include <algorithm>
 
 #include "runtime/index_math.h"
@@ -94,6 +94,22 @@ std::vector<Tensor> split(const Tensor& x, int64_t axis, const std::vector<int64
     parts.push_back(std::move(part));
   }
   return parts;
+}
+
+Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t end) {
+  const auto ua = static_cast<size_t>(detail::normalize_axis(axis, x.rank()));
+  const int64_t outer = detail::product(x.dims, 0, ua);
+  const int64_t inner = detail::product(x.dims, ua + 1, x.dims.size());
+  const int64_t row = x.dims[ua] * inner;
+  ir::Dims dims = x.dims;
+  dims[ua] = end - start;
+  Tensor out(dims);
+  const int64_t block = (end - start) * inner;
+  for (int64_t o = 0; o < outer; ++o) {
+    auto src = x.data.begin() + o * row + start * inner;
+    std::copy(src, src + block, out.data.begin() + o * block);
+  }
+  return out;
 }
 
 Tensor merge(const Tensor& w, int64_t count) {

@@ -393,6 +393,9 @@ TEST(GraphCost, EveryOperatorIsPriced) {
       b.apply(OpKind::MultiHeadAttention, {h, h, h}, {{"num_heads", int64_t{2}}, {"scale", 0.5}}),
       b.noop(v, v),
       b.apply(OpKind::Pad, {v}, {{"pads", Dims{1, 0, 0, 1}}}),
+      b.apply(OpKind::Slice, {v},
+              {{"axis", int64_t{1}}, {"start", int64_t{2}}, {"end", int64_t{6}}}),
+      b.apply(OpKind::RotaryEmbedding, {x, b.weight({8, 8}), b.weight({1, 8, 8})}),
       b.apply(OpKind::Opaque, {v},
               {{"op_type", std::string("Hardmax")}, {"output_types", std::string("f32[8 8]")}})};
   // Weight-transform operators, fed by an input so that they are not folded.

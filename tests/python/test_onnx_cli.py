@@ -132,16 +132,17 @@ def test_unknown_operator_stays_opaque(saturate, tmp_path):
 
 
 def test_opaque_node_with_int64_constant_inputs(saturate, tmp_path):
-    # Slice is unknown to the IR; its int64 starts/ends travel inside the opaque node.
+    # A strided Slice is not an IR slice; its int64 bounds travel inside the opaque node.
     nodes = [
         helper.make_node("Relu", ["x"], ["r"]),
-        helper.make_node("Slice", ["r", "starts", "ends", "axes"], ["s"]),
+        helper.make_node("Slice", ["r", "starts", "ends", "axes", "steps"], ["s"]),
         # TopK's int64 indices are never read: they are written back under a fresh name.
         helper.make_node("TopK", ["s", "k"], ["top", "indices"], axis=-1),
         helper.make_node("Tanh", ["top"], ["y"]),
     ]
     model = make_model(nodes, [("x", [2, 10])], [("y", [2, 3])],
-                       [ints("starts", [2]), ints("ends", [8]), ints("axes", [1]), ints("k", [3])])
+                       [ints("starts", [0]), ints("ends", [10]), ints("axes", [1]),
+                        ints("steps", [2]), ints("k", [3])])
     optimized, report = optimize_and_compare(saturate, tmp_path, model)
     assert report["opaque_nodes"] == 2
     assert "Slice" in op_types(optimized) and "TopK" in op_types(optimized)

@@ -88,7 +88,9 @@ OPERATORS = (
     ('skip_rms_norm', 'SkipRMSNorm', 3, 3, ('x', 'skip', 'scale'), (
         ('epsilon', 'float', 1e-05),
     ), 2),
+    ('rotary_embedding', 'RotaryEmbedding', 3, 3, ('x', 'cos', 'sin'), (), 1),
     ('pad', 'Pad', 1, 1, ('x',), (('pads', 'ints'),), 1),
+    ('slice', 'Slice', 1, 1, ('x',), (('axis', 'int'), ('start', 'int'), ('end', 'int')), 1),
     ('opaque', 'Opaque', 0, None, ('inputs',), (
         ('op_type', 'string'),
         ('domain', 'string', ''),
