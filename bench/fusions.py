@@ -45,11 +45,13 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 KERNELS = {"multi_head_attention": "MultiHeadAttention", "rms_norm": "SimplifiedLayerNormalization",
            "bias_gelu": "BiasGelu", "fast_gelu": "FastGelu", "quick_gelu": "QuickGelu",
            "skip_layer_norm": "SkipLayerNormalization",
-           "skip_rms_norm": "SkipSimplifiedLayerNormalization"}
+           "skip_rms_norm": "SkipSimplifiedLayerNormalization",
+           "rotary_embedding": "RotaryEmbedding"}
 # Each variant's --fusions: the GELU family (one per model: BiasGelu for BERT and ViT, FastGelu
 # for GPT-2, QuickGelu for Llama's SiLU) is measured as one set, "activations".
 FUSION_SETS = {"none": "none", "multi_head_attention": "multi_head_attention",
                "rms_norm": "rms_norm", "activations": "bias_gelu,fast_gelu,quick_gelu",
+               "rotary_embedding": "rotary_embedding",
                "skip_norms": "skip_layer_norm,skip_rms_norm,rms_norm",
                "all": ",".join(KERNELS),
                # No fusion, measured costs: the tensor rules plus the session fusion guards

@@ -57,7 +57,19 @@ The GELU family, fused into ONNX Runtime's activation kernels:
     x * sigmoid(a * x)          ->  QuickGelu(x, alpha=a)
 
 the half of a GELU in any of the three places exporters put it, each product and sum in either
-order. On its CPU provider ONNX Runtime (1.32) fuses the spelled-out GELU, the tanh form and
+order.
+
+Rotary position embedding in the rotate-half form (Llama's, GPT-NeoX's), as both exporters
+write it on the head tensors (B, N, S, H):
+
+    x * cos + concat(-x[..., H/2:], x[..., :H/2], axis=-1) * sin      cos, sin: (S, H) tables
+      ->  RotaryEmbedding(x, cos, sin)                                 (leading 1s allowed)
+
+each product and the sum in either order. The IR operator computes exactly that formula for
+any tables; export writes ONNX Runtime's RotaryEmbedding (cos and sin caches of shape
+(S, H/2), position ids starting at 0) only where the tables are constants that repeat their
+first half in every row, as every rotate-half table does, and the formula otherwise. ONNX
+Runtime fuses none of this at session creation. On its CPU provider ONNX Runtime (1.32) fuses the spelled-out GELU, the tanh form and
 SiLU itself at session creation (into Gelu, FastGelu, QuickGelu: what it saved with
 optimized_model_filepath on the exporter fixtures), but leaves the bias add before a GELU a kernel
 of its own; BiasGelu saves that one. See docs/ONNX_RUNTIME.md for what each fusion measured.
@@ -67,10 +79,11 @@ Compile: saturate pm compile rules/pypm/onnxruntime.py -o onnxruntime.pmb (the b
 import sys
 
 from saturate import pypm
-from saturate.pypm import (Add, BiasGelu, Div, Erf, EwAdd, EwMul, FastGelu, Gelu, LayerNorm,
-                           MatMul, Mul, MultiHeadAttention, Opaque, Pow, QuickGelu, ReduceMean,
-                           Reshape, RMSNorm, Sigmoid, SkipLayerNorm, SkipRMSNorm, Softmax, Sqrt,
-                           Sub, Tanh, Transpose, pattern, rule, var)
+from saturate.pypm import (Add, BiasGelu, Concat, Div, Erf, EwAdd, EwMul, FastGelu, Gelu,
+                           LayerNorm, MatMul, Mul, MultiHeadAttention, Opaque, Pow, QuickGelu,
+                           ReduceMean, Reshape, RMSNorm, RotaryEmbedding, Sigmoid, SkipLayerNorm,
+                           SkipRMSNorm, Slice, Softmax, Sqrt, Sub, Tanh, Transpose, pattern, rule,
+                           var)
 
 
 @pattern
@@ -783,6 +796,36 @@ def ScaledSwish(x, a):
 def fuse_quick_gelu(x, a):
     assert a.op == "constant" and a.shape.numel == 1
     return QuickGelu(x, alpha=a.attrs.value)
+
+
+@pattern
+def RotateHalf(x):
+    """concat(-x[..., H/2:], x[..., :H/2]) on the last axis of x (B, N, S, H)."""
+    low, high = var(), var()
+    assert low <= Slice(x)
+    assert high <= Slice(x)
+    assert x.shape.rank == 4 and x.shape[3] % 2 == 0
+    assert low.attrs.axis == 3 and low.attrs.start == 0 and low.attrs.end == x.shape[3] // 2
+    assert high.attrs.axis == 3 and high.attrs.start == x.shape[3] // 2
+    assert high.attrs.end == x.shape[3]
+    return Concat(Opaque(high, op_type="Neg"), low, axis=3)
+
+
+@pattern
+def Rotary(x, c, s):
+    """x * cos + rotate_half(x) * sin: both exporters, Llama's apply_rotary_pos_emb."""
+    return Plus(Times(x, c), Times(RotateHalf(x), s))
+
+
+@rule(Rotary)
+def fuse_rotary_embedding(x, c, s):
+    # The tables must be (S, H) along x's last two axes, 1 elsewhere (no batch of positions).
+    assert x.dtype == "f32" and c.shape.rank >= 2 and s.shape.rank >= 2
+    assert c.shape[-1] == x.shape[3] and c.shape[-2] == x.shape[2]
+    assert c.shape.numel == x.shape[2] * x.shape[3]
+    assert s.shape[-1] == x.shape[3] and s.shape[-2] == x.shape[2]
+    assert s.shape.numel == x.shape[2] * x.shape[3]
+    return RotaryEmbedding(x, c, s)
 
 
 if __name__ == "__main__":

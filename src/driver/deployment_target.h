@@ -29,9 +29,9 @@ std::string onnxruntime_fusions_path();
 
 // The IR operators that stand for ONNX Runtime's own kernels (what the library fuses into).
 inline constexpr ir::OpKind kContribOperators[] = {
-    ir::OpKind::MultiHeadAttention, ir::OpKind::RMSNorm,   ir::OpKind::BiasGelu,
-    ir::OpKind::FastGelu,           ir::OpKind::QuickGelu, ir::OpKind::SkipLayerNorm,
-    ir::OpKind::SkipRMSNorm};
+    ir::OpKind::MultiHeadAttention, ir::OpKind::RMSNorm,        ir::OpKind::BiasGelu,
+    ir::OpKind::FastGelu,           ir::OpKind::QuickGelu,      ir::OpKind::SkipLayerNorm,
+    ir::OpKind::SkipRMSNorm,        ir::OpKind::RotaryEmbedding};
 
 // The fusions a target adds to the e-graph (none for onnx), loaded and checked; throws
 // saturate::Error naming the file when the library is missing or malformed. `allowed` (IR
