@@ -316,7 +316,17 @@ PipelineResult Pipeline::run() {
   if (options_.search == "eqsat") {
     // What the written model uses: none when the latency check kept the original (the search
     // reported the extracted graph's).
-    report["fused_operators"] = contrib_operator_counts(result.optimized);
+    auto fused = contrib_operator_counts(result.optimized);
+    // A rotary embedding whose tables do not repeat their halves is written as its formula.
+    size_t formulas = result.onnx_source ? onnx::rotary_embeddings_written_as_formula(
+                                               result.optimized, *result.onnx_source)
+                                         : 0;
+    if (formulas > 0) {
+      const std::string rotary(ir::to_string(ir::OpKind::RotaryEmbedding));
+      if ((fused[rotary] -= formulas) == 0) fused.erase(rotary);
+    }
+    report["fused_operators"] = fused;
+    report["rotary_embeddings_written_as_formula"] = formulas;
   }
   add_cost_model_report(*model, report);
   report["cost_threads"] = options_.cost.threads;

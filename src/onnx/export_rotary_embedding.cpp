@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "ir/weight_only.h"
+#include "onnx/onnx_export.h"
 #include "onnx/onnx_exporter.h"
 #include "onnx/onnx_tensor_data.h"
 
@@ -50,6 +52,19 @@ const std::optional<std::pair<std::vector<float>, std::vector<float>>>& Exporter
     if (cos_half && sin_half) caches.emplace(std::move(*cos_half), std::move(*sin_half));
   }
   return rotary_caches_.emplace(id, std::move(caches)).first->second;
+}
+
+size_t Exporter::rotary_formulas() {
+  known_ = ir::weight_only_nodes(graph_);
+  size_t count = 0;
+  for (NodeId id = 0; id < graph_.num_nodes(); ++id) {
+    if (graph_.node(id).op == OpKind::RotaryEmbedding && !known_[id] && !rotary_caches(id)) ++count;
+  }
+  return count;
+}
+
+size_t rotary_embeddings_written_as_formula(const ir::Graph& graph, const OnnxModel& source) {
+  return Exporter(graph, source).rotary_formulas();
 }
 
 void Exporter::emit_rotary_embedding(NodeId id) {

@@ -31,6 +31,11 @@ enum class ExternalData { Auto, On, Off };
 // of the weights in memory) and the model refers to them; the checker is not run then.
 void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::string& path,
                 ExternalData external = ExternalData::Auto);
+// How many rotary_embedding nodes of `graph` export writes as their formula rather than as ONNX
+// Runtime's RotaryEmbedding (their tables are not known at export, or do not repeat their
+// halves).
+size_t rotary_embeddings_written_as_formula(const ir::Graph& graph, const OnnxModel& source);
+
 // Whether write_onnx writes external data for this graph and mode.
 bool writes_external_data(const ir::Graph& graph, const OnnxModel& source, ExternalData mode);
 

@@ -39,6 +39,8 @@ class Exporter {
   Exporter(const ir::Graph& graph, const OnnxModel& source, ExternalDataWriter* external = nullptr)
       : graph_(graph), source_(source), external_(external) {}
   ::onnx::ModelProto run();
+  // The rotary_embedding nodes that run() would write as their formula.
+  size_t rotary_formulas();
 
  private:
   void choose_opset();
