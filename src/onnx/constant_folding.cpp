@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -174,7 +175,13 @@ class Folder {
   }
 
   bool worth_folding(const NodeProto& node) const {
-    // Float32 weight arithmetic of some size is left to the IR, which folds it on export.
+    // Float32 weight arithmetic of some size is left to the IR, which folds it on export. A
+    // unary operator the IR has no operator for would stay an opaque node, whose value no rule
+    // and no export decision can read (a rotary embedding's Cos and Sin tables): it is folded at
+    // any size (its output is no larger than its input).
+    static const std::set<std::string> unmapped_unary = {
+        "Sin", "Cos", "Tan", "Neg", "Abs", "Sign", "Reciprocal", "Log", "Floor", "Ceil", "Round"};
+    if (unmapped_unary.contains(node.op_type())) return true;
     int64_t float_elements = 0;
     for (const auto& name : node.input()) {
       if (name.empty()) continue;

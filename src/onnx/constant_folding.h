@@ -16,6 +16,7 @@ struct FoldOptions {
   int64_t element_limit = int64_t{1} << 26;
   // Nodes on float32 values only are folded when their inputs hold at most this many elements:
   // larger weight-only computations are the IR's (folded again on export), not worth a copy.
+  // Unary operators the IR does not map (Cos, Sin, Neg, ...) are folded at any size.
   int64_t float_input_limit = int64_t{1} << 16;
   // Folding and shape inference alternate until nothing new folds, at most this often.
   int max_rounds = 16;

@@ -232,6 +232,23 @@ TEST(ConstantFolding, FloatRulesNeverSeeIntegerValues) {
                Error);
 }
 
+TEST(ConstantFolding, LargeWeightArithmeticIsTheIRsButUnmappedUnaryOperatorsFold) {
+  // 2^17 elements, past the float input limit: the Mul stays an IR node (export folds it), the
+  // Cos has no IR operator and is folded, so its value is an initializer the IR can read.
+  ModelBuilder b;
+  b.input("x", kFloat, {512, 256}).output("y", kFloat);
+  b.weights("angles", {512, 256}).weights("w", {512, 256}).floats("two", {}, {2.0F});
+  b.node("Cos", {"angles"}, {"cos"});
+  b.node("Mul", {"w", "two"}, {"scaled"});
+  b.node("Mul", {"x", "cos"}, {"a"});
+  b.node("Add", {"a", "scaled"}, {"y"});
+  OnnxModel model = import_onnx_bytes(b.bytes(), "m.onnx");
+  EXPECT_EQ(model.folded_by_op.count("Cos"), 1U);
+  EXPECT_EQ(model.folded_by_op.count("Mul"), 0U);
+  EXPECT_EQ(count_ops(model.graph, ir::OpKind::Opaque), 0);
+  EXPECT_EQ(count_ops(model.graph, ir::OpKind::Mul) + count_ops(model.graph, ir::OpKind::EwMul), 2);
+}
+
 TEST(ConstantFolding, FoldingPastTheLimitIsOneClearError) {
   ModelBuilder b;
   b.input("x", kFloat, {2}).output("y", kFloat);

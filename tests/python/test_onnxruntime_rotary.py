@@ -115,6 +115,37 @@ def test_tables_that_do_not_repeat_their_halves_are_written_as_the_formula(optim
     np.testing.assert_allclose(run(model, x), run(original, x), rtol=1e-5, atol=1e-6)
 
 
+def test_tables_computed_from_large_angle_constants_fuse(optimize_verified, tmp_path):
+    """The TorchScript exporter writes the tables as Cos and Sin of a constant angle tensor, then
+    scales, casts and unsqueezes them; import folds Cos and Sin at any size (here 2^17 elements,
+    past the limit below which float weight arithmetic is left to the IR), so the tables are
+    known and the kernel is written."""
+    b, n, s, h = 1, 2, 1024, 128
+    inverse = 1.0 / 10000.0 ** (np.arange(0, h, 2) / h)
+    angles = np.outer(np.arange(s), inverse)
+    angles = np.concatenate([angles, angles], axis=-1)[None].astype(np.float32)  # (1, S, H)
+    original = rotary_model((b, n, s, h))
+    graph = original.graph
+    for node in graph.node:  # read the tables through Cos/Sin -> Mul 1 -> Cast -> Unsqueeze
+        node.input[:] = [{"cos": "cos4", "sin": "sin4"}.get(i, i) for i in node.input]
+    del graph.initializer[:2]
+    graph.initializer.extend([numpy_helper.from_array(angles, "angles"),
+                              numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+                              ints("unsqueeze_axes", [1])])
+    for table, op in (("cos", "Cos"), ("sin", "Sin")):
+        graph.node.insert(0, helper.make_node("Unsqueeze", [f"{table}3", "unsqueeze_axes"],
+                                              [f"{table}4"]))
+        graph.node.insert(0, helper.make_node("Cast", [f"{table}2"], [f"{table}3"], to=1))
+        graph.node.insert(0, helper.make_node("Mul", [f"{table}1", "one"], [f"{table}2"]))
+        graph.node.insert(0, helper.make_node(op, ["angles"], [f"{table}1"]))
+    source = tmp_path / "rotary.onnx"
+    onnx.save(original, str(source))
+    report, model = optimize_verified(source, tmp_path)
+    assert report["fused_operators"] == {"rotary_embedding": 1}
+    assert report["rotary_embeddings_written_as_formula"] == 0
+    assert op_types(model) == ["RotaryEmbedding", "Tanh"]
+
+
 @pytest.mark.parametrize("halves", [("first", "second"), ("first", "first")])
 def test_what_is_not_rotate_half_stays(optimize_verified, tmp_path, halves):
     """concat(-x1, x2) and concat(-x1, x1) are not rotate_half(x)."""
