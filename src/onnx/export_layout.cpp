@@ -67,17 +67,11 @@ bool Exporter::emit_layout(NodeId id) {
 
 void Exporter::emit_slice(const std::string& x, int64_t axis, int64_t start, int64_t end,
                           const std::string& y) {
-  if (opset_ >= 10) {
-    add_node("Slice",
-             {x, ints_initializer({start}, y + "_starts"), ints_initializer({end}, y + "_ends"),
-              ints_initializer({axis}, y + "_axes")},
-             {y});
-    return;
-  }
-  NodeProto& slice = add_node("Slice", {x}, {y});  // opset 1-9: bounds as attributes
-  add_attr(slice, "starts", std::vector<int64_t>{start});
-  add_attr(slice, "ends", std::vector<int64_t>{end});
-  add_attr(slice, "axes", std::vector<int64_t>{axis});
+  // Bounds as inputs (opset 10 on; export writes opset 11 or later).
+  add_node("Slice",
+           {x, ints_initializer({start}, y + "_starts"), ints_initializer({end}, y + "_ends"),
+            ints_initializer({axis}, y + "_axes")},
+           {y});
 }
 
 }  // namespace saturate::onnx

@@ -90,19 +90,15 @@ void Importer::import_slice(const NodeProto& node) {
   ValueRef x = input(node, 0);
   const ir::Dims& in = dims(x);
   const auto rank = static_cast<int64_t>(in.size());
-  std::optional<std::vector<int64_t>> starts, ends, axes, steps;
-  if (result_.opset >= 10) {
-    starts = constant_ints(node, 1);
-    ends = constant_ints(node, 2);
-    axes = has_input(node, 3) ? constant_ints(node, 3) : std::nullopt;
-    steps = has_input(node, 4) ? constant_ints(node, 4) : std::nullopt;
-    require(!has_input(node, 3) || axes);
-    require(!has_input(node, 4) || steps);
-  } else {
-    starts = attr_ints(node, "starts");
-    ends = attr_ints(node, "ends");
-    axes = attr_ints(node, "axes");
-  }
+  // Bounds are inputs from opset 10 (import reads opset 11 on).
+  std::optional<std::vector<int64_t>> starts = constant_ints(node, 1);
+  std::optional<std::vector<int64_t>> ends = constant_ints(node, 2);
+  std::optional<std::vector<int64_t>> axes =
+      has_input(node, 3) ? constant_ints(node, 3) : std::nullopt;
+  std::optional<std::vector<int64_t>> steps =
+      has_input(node, 4) ? constant_ints(node, 4) : std::nullopt;
+  require(!has_input(node, 3) || axes);
+  require(!has_input(node, 4) || steps);
   require(starts && ends && starts->size() == ends->size());
   const size_t count = starts->size();
   if (!axes) {
