@@ -57,7 +57,10 @@ The GELU family, fused into ONNX Runtime's activation kernels:
     x * sigmoid(a * x)          ->  QuickGelu(x, alpha=a)
 
 the half of a GELU in any of the three places exporters put it, each product and sum in either
-order.
+order. On its CPU provider ONNX Runtime (1.32) fuses the spelled-out GELU, the tanh form and
+SiLU itself at session creation (into Gelu, FastGelu, QuickGelu: what it saved with
+optimized_model_filepath on the exporter fixtures), but leaves the bias add before a GELU a kernel
+of its own; BiasGelu saves that one. See docs/ONNX_RUNTIME.md for what each fusion measured.
 
 Rotary position embedding in the rotate-half form (Llama's, GPT-NeoX's), as both exporters
 write it on the head tensors (B, N, S, H):
@@ -69,10 +72,7 @@ each product and the sum in either order. The IR operator computes exactly that 
 any tables; export writes ONNX Runtime's RotaryEmbedding (cos and sin caches of shape
 (S, H/2), position ids starting at 0) only where the tables are constants that repeat their
 first half in every row, as every rotate-half table does, and the formula otherwise. ONNX
-Runtime fuses none of this at session creation. On its CPU provider ONNX Runtime (1.32) fuses the spelled-out GELU, the tanh form and
-SiLU itself at session creation (into Gelu, FastGelu, QuickGelu: what it saved with
-optimized_model_filepath on the exporter fixtures), but leaves the bias add before a GELU a kernel
-of its own; BiasGelu saves that one. See docs/ONNX_RUNTIME.md for what each fusion measured.
+Runtime fuses none of this at session creation.
 
 Compile: saturate pm compile rules/pypm/onnxruntime.py -o onnxruntime.pmb (the build does it).
 """
