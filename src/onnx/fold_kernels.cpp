@@ -644,16 +644,16 @@ Tensors fold_slice(const Inputs& in, const FoldContext& context) {
     if (st == 0) reject("Slice step 0");
     int64_t s = starts[k];
     int64_t e = ends[k];
-    if (s < 0) s = s < -size ? -size - 1 : s;  // keep the addition in range
-    if (e < 0) e = e < -size ? -size - 1 : e;
-    if (s < 0) s += size;
-    if (e < 0) e += size;
     int64_t count = 0;
     if (st > 0) {
-      s = std::clamp<int64_t>(s, 0, size);
-      e = std::clamp<int64_t>(e, 0, size);
+      s = forward_slice_bound(s, size);
+      e = forward_slice_bound(e, size);
       count = e > s ? 1 + (e - s - 1) / st : 0;
     } else {
+      if (s < 0) s = s < -size ? -size - 1 : s;  // keep the addition in range
+      if (e < 0) e = e < -size ? -size - 1 : e;
+      if (s < 0) s += size;
+      if (e < 0) e += size;
       s = std::clamp<int64_t>(s, 0, size - 1);
       e = std::clamp<int64_t>(e, -1, size - 1);
       count = s > e ? (st < -std::numeric_limits<int64_t>::max() ? 1 : 1 + (s - e - 1) / -st) : 0;
@@ -990,6 +990,11 @@ const std::set<std::string>& other_ops() {
 bool is_foldable_op(const std::string& op_type) {
   return binary_ops().contains(op_type) || unary_ops().contains(op_type) ||
          other_ops().contains(op_type);
+}
+
+int64_t forward_slice_bound(int64_t bound, int64_t size) {
+  if (bound < 0) bound = bound < -size ? 0 : bound + size;
+  return std::min(bound, size);
 }
 
 std::optional<std::vector<HostTensor>> fold_node(const NodeProto& node, const Inputs& in,

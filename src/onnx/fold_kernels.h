@@ -27,6 +27,10 @@ std::optional<std::vector<HostTensor>> fold_node(const ::onnx::NodeProto& node,
                                                  const std::vector<const HostTensor*>& inputs,
                                                  const FoldContext& context);
 
+// One bound of ONNX Slice with a positive step on an axis of `size`: a negative bound counts
+// from the end, and the result is clamped to [0, size]. The folder and the importer share it.
+int64_t forward_slice_bound(int64_t bound, int64_t size);
+
 // Whether fold_node knows the operator at all (Shape and Size, which need only types, are the
 // pass's own).
 bool is_foldable_op(const std::string& op_type);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx/fold_kernels.h"
 #include "onnx/node_attributes.h"
 #include "onnx/onnx_importer.h"
 
@@ -118,12 +119,8 @@ void Importer::import_slice(const NodeProto& node) {
     seen[static_cast<size_t>(axis)] = true;
     require(!steps || (*steps)[i] == 1);  // strided and reversed slices stay opaque
     const int64_t size = in[static_cast<size_t>(axis)];
-    auto concrete = [size](int64_t bound) {
-      if (bound < 0) bound = bound < -size ? 0 : bound + size;
-      return std::min(bound, size);
-    };
-    int64_t start = concrete((*starts)[i]);
-    int64_t end = concrete((*ends)[i]);
+    int64_t start = forward_slice_bound((*starts)[i], size);
+    int64_t end = forward_slice_bound((*ends)[i], size);
     require(start < end);  // an empty slice stays opaque
     if (start != 0 || end != size) cuts.push_back({axis, start, end});
   }
