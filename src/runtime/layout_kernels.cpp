@@ -73,29 +73,6 @@ Tensor concat(const std::vector<const Tensor*>& parts, int64_t axis) {
   return out;
 }
 
-std::vector<Tensor> split(const Tensor& x, int64_t axis, const std::vector<int64_t>& sizes) {
-  const int a = detail::normalize_axis(axis, x.rank());
-  const auto ua = static_cast<size_t>(a);
-  const int64_t outer = detail::product(x.dims, 0, ua);
-  const int64_t inner = detail::product(x.dims, ua + 1, x.dims.size());
-  const int64_t row = x.dims[ua] * inner;  // one index of the outer axes, in the input
-  std::vector<Tensor> parts;
-  int64_t begin = 0;  // where this part starts inside each row
-  for (int64_t size : sizes) {
-    ir::Dims dims = x.dims;
-    dims[ua] = size;
-    Tensor part(dims);
-    const int64_t block = size * inner;
-    for (int64_t o = 0; o < outer; ++o) {
-      auto src = x.data.begin() + o * row + begin;
-      std::copy(src, src + block, part.data.begin() + o * block);
-    }
-    begin += block;
-    parts.push_back(std::move(part));
-  }
-  return parts;
-}
-
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t end) {
   const auto ua = static_cast<size_t>(detail::normalize_axis(axis, x.rank()));
   const int64_t outer = detail::product(x.dims, 0, ua);
@@ -110,6 +87,16 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t end) {
     std::copy(src, src + block, out.data.begin() + o * block);
   }
   return out;
+}
+
+std::vector<Tensor> split(const Tensor& x, int64_t axis, const std::vector<int64_t>& sizes) {
+  std::vector<Tensor> parts;
+  int64_t begin = 0;
+  for (int64_t size : sizes) {
+    parts.push_back(slice(x, axis, begin, begin + size));
+    begin += size;
+  }
+  return parts;
 }
 
 Tensor merge(const Tensor& w, int64_t count) {
