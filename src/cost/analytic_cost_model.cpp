@@ -169,12 +169,22 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
       double k = static_cast<double>(in[0].dims.back());
       return {2 * elements(out) * k + activation(), moved};
     }
-    case OpKind::Conv2d: {
+    case OpKind::FusedMatMul: {
+      // The transposes are read in place; the scale is one multiply per output element.
+      const ir::Dims& a = in[0].dims;
+      double k =
+          static_cast<double>(config.attrs.get_int("trans_a") == 1 ? a[a.size() - 2] : a.back());
+      return {(2 * k + kSimpleFlops) * elements(out), moved};
+    }
+    case OpKind::Conv2d:
+    case OpKind::FusedConv: {
       // Weight dim 1 is Cin / groups; every output element is a dot product over it and the
-      // kernel window (padded positions included, as usual for flop counts).
+      // kernel window (padded positions included, as usual for flop counts). The fused bias and
+      // sum are one add each per output element.
       const auto& w = in[1].dims;
       double window = static_cast<double>(w[1] * w[2] * w[3]);
-      return {2 * elements(out) * window + activation(), moved};
+      double adds = config.op == OpKind::FusedConv ? static_cast<double>(in.size() - 2) : 0.0;
+      return {(2 * window + adds * kSimpleFlops) * elements(out) + activation(), moved};
     }
     case OpKind::PoolMax:
     case OpKind::PoolAvg: {

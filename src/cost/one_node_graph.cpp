@@ -7,6 +7,8 @@ bool is_parameter_input(ir::OpKind op, size_t input) {
     case ir::OpKind::Conv2d:
     case ir::OpKind::BiasGelu:
       return input == 1;
+    case ir::OpKind::FusedConv:  // the weight and the bias; a residual sum is an activation
+      return input == 1 || input == 2;
     case ir::OpKind::BatchNorm:
     case ir::OpKind::LayerNorm:
     case ir::OpKind::RMSNorm:

@@ -81,6 +81,20 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
       carry(out, output, b, b.type.rank() - 1, rank - 1);
       break;
     }
+    case ir::OpKind::FusedMatMul: {
+      const TensorInfo& a = *inputs[0];
+      const TensorInfo& b = *inputs[1];
+      for (int axis = 0; axis + 2 < rank; ++axis) {
+        carry(out, output, a, axis - (rank - a.type.rank()), axis);
+        carry(out, output, b, axis - (rank - b.type.rank()), axis);
+      }
+      // Rows are a's rows (its columns when transposed), columns b's columns (or rows).
+      bool trans_a = attrs.get_int("trans_a") == 1;
+      bool trans_b = attrs.get_int("trans_b") == 1;
+      carry(out, output, a, a.type.rank() - (trans_a ? 1 : 2), rank - 2);
+      carry(out, output, b, b.type.rank() - (trans_b ? 2 : 1), rank - 1);
+      break;
+    }
     case ir::OpKind::Attention: {
       // Rows follow q's, columns v's, like the two matmuls it fuses.
       const TensorInfo& q = *inputs[0];
@@ -95,8 +109,10 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
       carry(out, output, *inputs[0], 1, 1);
       break;
     case ir::OpKind::Conv2d:
+    case ir::OpKind::FusedConv:
       carry(out, output, *inputs[0], 0, 0);
-      carry(out, output, *inputs[1], 0, 1);  // output channels follow the weight's
+      carry(out, output, *inputs[1], 0, 1);              // output channels follow the weight's
+      if (inputs.size() > 3) carry_aligned(*inputs[3]);  // the residual sum, added elementwise
       break;
     case ir::OpKind::PoolMax:
     case ir::OpKind::PoolAvg:

@@ -63,6 +63,11 @@ enum class OpKind : uint16_t {
   // ONNX Runtime's RotaryEmbedding in the rotate-half form (Llama's): x * cos + rotate_half(x) *
   // sin, with the position tables given in full.
   RotaryEmbedding,
+  // ONNX Runtime's FusedConv: a convolution with its bias, an optional residual sum and an
+  // activation in one kernel.
+  FusedConv,
+  // ONNX Runtime's FusedMatMul: a product with its operands' transposes and a scale folded in.
+  FusedMatMul,
   // What ONNX import needs: explicit constant padding (ONNX Conv/Pool pads that are neither
   // SAME nor VALID), a contiguous slice of one axis (ONNX Slice with constant bounds), and any
   // ONNX operator Saturate does not know, carried through unchanged.

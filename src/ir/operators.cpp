@@ -1,6 +1,8 @@
 // The operator set: signatures, shape inference and descriptions (the TASO shape rules).
 #include <algorithm>
 #include <numeric>
+#include <string>
+#include <utility>
 
 #include "ir/op_registry.h"
 #include "support/error.h"
@@ -122,6 +124,33 @@ Types matmul(const Types& in, const Attributes&) {
   return {TensorType{a.dtype, out}};
 }
 
+// alpha * op(a) op(b), op transposing the last two axes where trans_a / trans_b say so.
+Types fused_matmul(const Types& in, const Attributes& attrs) {
+  const auto& a = in[0];
+  const auto& b = in[1];
+  for (const char* flag : {"trans_a", "trans_b"}) {
+    int64_t value = attrs.get_int(flag);
+    if (value != 0 && value != 1) {
+      shape_error(std::string("fused_matmul ") + flag + " must be 0 or 1, got " +
+                  std::to_string(value));
+    }
+  }
+  if (a.rank() < 2 || b.rank() < 2) {
+    shape_error("fused_matmul needs operands of rank >= 2, got " + to_string(a) + " and " +
+                to_string(b));
+  }
+  Types product = in;
+  auto swap_last_two = [](TensorType& t) { std::swap(t.dims[t.rank() - 2], t.dims[t.rank() - 1]); };
+  if (attrs.get_int("trans_a") == 1) swap_last_two(product[0]);
+  if (attrs.get_int("trans_b") == 1) swap_last_two(product[1]);
+  if (product[0].dims.back() != product[1].dims[product[1].rank() - 2]) {
+    shape_error("fused_matmul inner dimensions differ: " + to_string(a) +
+                (attrs.get_int("trans_a") == 1 ? " transposed" : "") + " x " + to_string(b) +
+                (attrs.get_int("trans_b") == 1 ? " transposed" : ""));
+  }
+  return matmul(product, attrs);
+}
+
 // Output size of a sliding window (conv or pool) along one axis.
 int64_t window_output(int64_t size, int64_t kernel, int64_t stride, Padding padding) {
   require_size_attribute("stride", stride, 1);
@@ -156,6 +185,28 @@ Types conv2d(const Types& in, const Attributes& attrs) {
                      {x.dims[0], w.dims[0],
                       window_output(x.dims[2], w.dims[2], attrs.get_int("stride_h"), padding),
                       window_output(x.dims[3], w.dims[3], attrs.get_int("stride_w"), padding)}}};
+}
+
+// conv2d(input, weight) + bias [+ sum], then the activation: bias holds one value per output
+// channel, shaped (C), (C, 1, 1) or (1, C, 1, 1); the optional sum has the output's shape.
+Types fused_conv(const Types& in, const Attributes& attrs) {
+  Types out = conv2d({in[0], in[1]}, attrs);
+  require_same_dtype(in);
+  const TensorType& y = out[0];
+  const Dims& bias = in[2].dims;
+  int64_t channels = y.dims[1];
+  bool per_channel =
+      bias == Dims{channels} || bias == Dims{channels, 1, 1} || bias == Dims{1, channels, 1, 1};
+  if (!per_channel) {
+    shape_error("fused_conv bias must hold one value per output channel, shaped (" +
+                std::to_string(channels) + "), (" + std::to_string(channels) + ", 1, 1) or (1, " +
+                std::to_string(channels) + ", 1, 1), got " + to_string(in[2]));
+  }
+  if (in.size() > 3 && in[3].dims != y.dims) {
+    shape_error("fused_conv sum must have the output's shape " + to_string(y) + ", got " +
+                to_string(in[3]));
+  }
+  return out;
 }
 
 Types pool(const Types& in, const Attributes& attrs) {
@@ -623,6 +674,19 @@ std::vector<OpInfo> make_operator_table() {
        "Matrix product over the last two axes (batched, batch axes broadcast), then the fused "
        "activation.",
        matmul},
+      {OpKind::FusedMatMul,
+       "fused_matmul",
+       "FusedMatMul",
+       2,
+       2,
+       {"a", "b"},
+       {with_default("alpha", AttrKind::Float, 1.0),
+        with_default("trans_a", AttrKind::Int, int64_t{0}),
+        with_default("trans_b", AttrKind::Int, int64_t{0})},
+       OpCategory::Contraction,
+       "alpha * op(a) op(b), op transposing the last two axes where trans_a / trans_b is 1; "
+       "batch axes broadcast as for matmul. ONNX Runtime's com.microsoft.FusedMatMul.",
+       fused_matmul},
       {OpKind::Conv2d,
        "conv2d",
        "Conv2d",
@@ -634,6 +698,19 @@ std::vector<OpInfo> make_operator_table() {
        "2-D convolution, NCHW input and OIHW weight; groups = input channels / weight dim 1; "
        "SAME pads to ceil(H/stride) (extra padding at the end), then the fused activation.",
        conv2d},
+      {OpKind::FusedConv,
+       "fused_conv",
+       "FusedConv",
+       3,
+       4,
+       {"input", "weight", "bias", "sum"},
+       window_attrs(false),
+       OpCategory::Contraction,
+       "activation(conv2d(input, weight) + bias + sum): conv2d's attributes, bias one value per "
+       "output channel ((C), (C, 1, 1) or (1, C, 1, 1)), the optional sum of the output's shape "
+       "(a residual). ONNX Runtime's com.microsoft.FusedConv (a standard Conv with its bias where "
+       "there is neither activation nor sum).",
+       fused_conv},
       unary(OpKind::Relu, "relu", "Relu", OpCategory::Elementwise, "max(x, 0)."),
       unary(OpKind::Tanh, "tanh", "Tanh", OpCategory::Elementwise, "Hyperbolic tangent."),
       unary(OpKind::Sigmoid, "sigmoid", "Sigmoid", OpCategory::Elementwise, "1 / (1 + exp(-x))."),

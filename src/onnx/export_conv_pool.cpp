@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "onnx/onnx_exporter.h"
+#include "onnx/onnx_tensor_data.h"
 
 namespace saturate::onnx {
 namespace {
@@ -12,6 +13,21 @@ namespace {
 std::pair<int64_t, int64_t> same_pads(int64_t size, int64_t out, int64_t kernel, int64_t stride) {
   int64_t total = std::max<int64_t>((out - 1) * stride + kernel - size, 0);
   return {total / 2, total - total / 2};
+}
+
+// ONNX Runtime's name of a fused activation (FusedConv's `activation` attribute).
+std::string fused_activation_name(ir::Activation activation) {
+  switch (activation) {
+    case ir::Activation::Relu:
+      return "Relu";
+    case ir::Activation::Sigmoid:
+      return "Sigmoid";
+    case ir::Activation::Tanh:
+      return "Tanh";
+    case ir::Activation::None:
+      break;
+  }
+  return "";
 }
 
 }  // namespace
@@ -26,7 +42,8 @@ bool Exporter::emit_conv_or_pool(NodeId id) {
   const std::string& y = names_[id][0];
   auto in = [&](size_t k) { return name_of(node.inputs.at(k)); };
   switch (node.op) {
-    case OpKind::Conv2d: {
+    case OpKind::Conv2d:
+    case OpKind::FusedConv: {
       const ir::Dims& x = dims(node.inputs[0]);
       const ir::Dims& w = dims(node.inputs[1]);
       const ir::Dims& out = node.outputs[0].dims;
@@ -44,13 +61,31 @@ bool Exporter::emit_conv_or_pool(NodeId id) {
         pads = {pads[0] + p[2], pads[1] + p[3], pads[2] + p[6], pads[3] + p[7]};
         source = name_of(graph_.node(*pad).inputs[0]);
       }
-      std::string pre = pre_activation(id);
-      NodeProto& conv = add_node("Conv", {source, in(1)}, {pre});
+      const ir::Activation activation = attrs.get_activation();
+      std::vector<std::string> inputs{source, in(1)};
+      std::string written = y;
+      std::string op_type = "Conv";
+      if (node.op == OpKind::Conv2d) {
+        written = pre_activation(id);
+      } else {
+        inputs.push_back(conv_bias(id));
+        // Neither activation nor sum: a standard Conv with its bias.
+        if (activation != ir::Activation::None || node.inputs.size() > 3) op_type = "FusedConv";
+        if (node.inputs.size() > 3) inputs.push_back(in(3));
+      }
+      NodeProto& conv = add_node(op_type, inputs, {written});
       add_attr(conv, "kernel_shape", std::vector<int64_t>{w[2], w[3]});
       add_attr(conv, "strides", std::vector<int64_t>{sh, sw});
       add_attr(conv, "pads", pads);
       add_attr(conv, "group", x[1] / w[1]);
-      emit_activation(pre, y, attrs.get_activation());
+      if (op_type == "FusedConv") {
+        conv.set_domain(std::string(kMicrosoftDomain));
+        uses_microsoft_domain_ = true;
+        if (activation != ir::Activation::None) {
+          add_attr(conv, "activation", fused_activation_name(activation));
+        }
+      }
+      if (node.op == OpKind::Conv2d) emit_activation(written, y, activation);
       return true;
     }
     case OpKind::PoolMax:
@@ -88,6 +123,28 @@ bool Exporter::emit_conv_or_pool(NodeId id) {
     default:
       return false;
   }
+}
+
+std::string Exporter::conv_bias(NodeId id) {
+  const ir::Node& node = graph_.node(id);
+  const int64_t channels = node.outputs[0].dims[1];
+  const ir::Dims& bias = dims(node.inputs[2]);
+  if (bias == ir::Dims{channels}) return name_of(node.inputs[2]);
+  const std::string base = names_[id][0] + "_bias";
+  // Conv's bias is 1-d: a known (C, 1, 1) bias is written again in that shape, any other
+  // reshaped.
+  ir::ValueRef value = resolve(node.inputs[2]);
+  if (known_[value.node]) {
+    const runtime::Tensor data = value_of(value);
+    std::vector<float> floats(data.data.begin(), data.data.end());
+    std::string name = fresh(base);
+    write_floats(*out_->add_initializer(), name, {channels}, floats);
+    return name;
+  }
+  std::string name = fresh(base);
+  add_node("Reshape", {name_of(node.inputs[2]), ints_initializer({channels}, base + "_shape")},
+           {name});
+  return name;
 }
 
 }  // namespace saturate::onnx

@@ -1,4 +1,4 @@
-// IR -> ONNX: matrix products (MatMul, with its fused activation).
+// IR -> ONNX: matrix products (MatMul, with its fused activation; ONNX Runtime's FusedMatMul).
 #include <string>
 
 #include "onnx/onnx_exporter.h"
@@ -19,6 +19,15 @@ bool Exporter::emit_matrix_product(NodeId id) {
       std::string pre = pre_activation(id);
       add_node("MatMul", {in(0), in(1)}, {pre});
       emit_activation(pre, y, attrs.get_activation());
+      return true;
+    }
+    case OpKind::FusedMatMul: {
+      NodeProto& product = add_node("FusedMatMul", {in(0), in(1)}, {y});
+      product.set_domain(std::string(kMicrosoftDomain));
+      add_attr(product, "alpha", static_cast<float>(attrs.get_float("alpha")));
+      add_attr(product, "transA", attrs.get_int("trans_a"));
+      add_attr(product, "transB", attrs.get_int("trans_b"));
+      uses_microsoft_domain_ = true;
       return true;
     }
     default:

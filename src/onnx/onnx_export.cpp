@@ -97,6 +97,13 @@ void add_attr(NodeProto& node, const std::string& name, float value) {
   attr->set_f(value);
 }
 
+void add_attr(NodeProto& node, const std::string& name, const std::string& value) {
+  auto* attr = node.add_attribute();
+  attr->set_name(name);
+  attr->set_type(::onnx::AttributeProto::STRING);
+  attr->set_s(value);
+}
+
 std::string Exporter::ints_initializer(const std::vector<int64_t>& values,
                                        const std::string& base) {
   std::string name = fresh(base);
@@ -190,7 +197,14 @@ void Exporter::analyse() {
     const ir::Node& node = graph_.node(id);
     // A rotary kernel reads its tables' first halves, written as caches of their own.
     size_t read = node.op == OpKind::RotaryEmbedding && rotary_caches(id) ? 1 : node.inputs.size();
-    for (size_t k = 0; k < read; ++k) stack.push_back(resolve(node.inputs[k]).node);
+    for (size_t k = 0; k < read; ++k) {
+      // A known fused-conv bias that is not 1-d is written again as one (conv_bias).
+      if (node.op == OpKind::FusedConv && k == 2 && known_[resolve(node.inputs[k]).node] &&
+          dims(node.inputs[k]).size() != 1) {
+        continue;
+      }
+      stack.push_back(resolve(node.inputs[k]).node);
+    }
   }
   // A pad stays a node unless every reader folds it.
   std::vector<bool> read_unfolded(count, false);
@@ -217,7 +231,7 @@ void Exporter::analyse() {
 
 std::optional<NodeId> Exporter::foldable_pad(NodeId consumer) const {
   const ir::Node& node = graph_.node(consumer);
-  bool conv = node.op == OpKind::Conv2d;
+  bool conv = node.op == OpKind::Conv2d || node.op == OpKind::FusedConv;
   bool average = node.op == OpKind::PoolAvg && node.attrs.get_padding() == ir::Padding::Valid;
   if (!conv && !average) return std::nullopt;
   ValueRef input = resolve(node.inputs[0]);
@@ -389,10 +403,12 @@ ExportFamily export_family(OpKind op) {
     case OpKind::RotaryEmbedding:
       return ExportFamily::Elementwise;
     case OpKind::Conv2d:
+    case OpKind::FusedConv:
     case OpKind::PoolMax:
     case OpKind::PoolAvg:
       return ExportFamily::ConvOrPool;
     case OpKind::MatMul:
+    case OpKind::FusedMatMul:
       return ExportFamily::MatrixProduct;
     case OpKind::Transpose:
     case OpKind::Enlarge:

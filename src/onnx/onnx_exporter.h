@@ -32,6 +32,7 @@ void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
 void add_attr(::onnx::NodeProto& node, const std::string& name, int64_t value);
 void add_attr(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
 void add_attr(::onnx::NodeProto& node, const std::string& name, float value);
+void add_attr(::onnx::NodeProto& node, const std::string& name, const std::string& value);
 
 class Exporter {
  public:
@@ -90,6 +91,8 @@ class Exporter {
   void emit_activation(const std::string& pre, const std::string& out, ir::Activation activation);
   void emit_multi_head_attention(ir::NodeId id);
   void emit_skip_normalization(ir::NodeId id);
+  // A fused conv's bias as ONNX Conv reads it: one value per channel, 1-d.
+  std::string conv_bias(ir::NodeId id);
   void emit_rotary_embedding(ir::NodeId id);
   void emit_slice(const std::string& x, int64_t axis, int64_t start, int64_t end,
                   const std::string& y);

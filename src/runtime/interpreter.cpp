@@ -96,6 +96,13 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
       kernels::activate(out, attrs.get_activation());
       return {std::move(out)};
     }
+    case OpKind::FusedMatMul:
+      return {kernels::fused_matmul(*in[0], *in[1], attrs.get_float("alpha"),
+                                    attrs.get_int("trans_a") == 1, attrs.get_int("trans_b") == 1,
+                                    out_dims)};
+    case OpKind::FusedConv:
+      return {kernels::fused_conv(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr,
+                                  window_of(attrs, false), attrs.get_activation(), out_dims)};
     case OpKind::PoolMax:
     case OpKind::PoolAvg: {
       kernels::Window window = window_of(attrs, true);

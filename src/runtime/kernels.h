@@ -30,6 +30,9 @@ void activate(Tensor& t, ir::Activation activation);
 // matmul_kernel.cpp
 // Product over the last two axes; batch axes broadcast to out_dims.
 Tensor matmul(const Tensor& a, const Tensor& b, const ir::Dims& out_dims);
+// alpha * op(a) op(b), op swapping the last two axes where asked (ONNX Runtime's FusedMatMul).
+Tensor fused_matmul(const Tensor& a, const Tensor& b, double alpha, bool trans_a, bool trans_b,
+                    const ir::Dims& out_dims);
 
 // window_kernels.cpp
 struct Window {
@@ -43,6 +46,10 @@ struct Window {
 int64_t pad_before(int64_t size, int64_t out, int64_t kernel, int64_t stride, ir::Padding padding);
 // NCHW input, OIHW weight, groups = C / weight dim 1. The window's kernel comes from the weight.
 Tensor conv2d(const Tensor& x, const Tensor& w, const Window& window, const ir::Dims& out_dims);
+// activation(conv2d(x, w) + bias + sum): bias one value per output channel (any shape holding
+// them in order), sum (optional) of the output's shape.
+Tensor fused_conv(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor* sum,
+                  const Window& window, ir::Activation activation, const ir::Dims& out_dims);
 Tensor pool_max(const Tensor& x, const Window& window, const ir::Dims& out_dims);
 Tensor pool_avg(const Tensor& x, const Window& window, const ir::Dims& out_dims);
 

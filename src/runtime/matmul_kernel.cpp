@@ -1,5 +1,7 @@
 // Batched matrix product with numpy broadcasting of the batch axes.
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "runtime/index_math.h"
 #include "runtime/kernels.h"
@@ -49,6 +51,20 @@ Tensor matmul(const Tensor& a, const Tensor& b, const ir::Dims& out_dims) {
     }
     ++batch_number;
   } while (detail::next_index(index, batch));
+  return out;
+}
+
+Tensor fused_matmul(const Tensor& a, const Tensor& b, double alpha, bool trans_a, bool trans_b,
+                    const ir::Dims& out_dims) {
+  auto last_two_swapped = [](const Tensor& t) {
+    std::vector<int64_t> perm(t.dims.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+    std::swap(perm[perm.size() - 2], perm[perm.size() - 1]);
+    return transpose(t, perm);
+  };
+  Tensor out =
+      matmul(trans_a ? last_two_swapped(a) : a, trans_b ? last_two_swapped(b) : b, out_dims);
+  for (double& value : out.data) value *= alpha;
   return out;
 }
 

@@ -1,4 +1,5 @@
-// Sliding-window operators over NCHW tensors: conv2d and the two pools.
+// Sliding-window operators over NCHW tensors: conv2d (and fused_conv, conv2d with its bias, a
+// sum and an activation) and the two pools.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -93,6 +94,20 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Window& window, const ir::
       }
     }
   }
+  return out;
+}
+
+Tensor fused_conv(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor* sum,
+                  const Window& window, ir::Activation activation, const ir::Dims& out_dims) {
+  Tensor out = conv2d(x, w, window, out_dims);
+  const int64_t channels = out_dims[1];
+  const int64_t plane = out_dims[2] * out_dims[3];
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    // bias holds one value per channel whatever its shape; NCHW puts a channel's plane together.
+    out.data[i] += bias.data[static_cast<size_t>((static_cast<int64_t>(i) / plane) % channels)];
+    if (sum != nullptr) out.data[i] += sum->data[i];
+  }
+  activate(out, activation);
   return out;
 }
 

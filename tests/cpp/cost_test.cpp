@@ -396,6 +396,9 @@ TEST(GraphCost, EveryOperatorIsPriced) {
       b.apply(OpKind::Slice, {v},
               {{"axis", int64_t{1}}, {"start", int64_t{2}}, {"end", int64_t{6}}}),
       b.apply(OpKind::RotaryEmbedding, {x, b.weight({8, 8}), b.weight({1, 8, 8})}),
+      b.apply(OpKind::FusedMatMul, {h, v}, {{"alpha", 0.5}, {"trans_b", int64_t{1}}}),
+      b.apply(OpKind::FusedConv, {x, b.weight({4, 4, 3, 3}), b.weight({4}), x},
+              {{"activation", static_cast<int64_t>(Activation::Relu)}}),
       b.apply(OpKind::Opaque, {v},
               {{"op_type", std::string("Hardmax")}, {"output_types", std::string("f32[8 8]")}})};
   // Weight-transform operators, fed by an input so that they are not folded.

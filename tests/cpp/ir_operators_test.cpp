@@ -353,6 +353,26 @@ const std::vector<ValidCase>& valid_cases() {
        {f32({1, 2, 3, 8}), f32({3, 8}), f32({1, 3, 8})},
        {},
        {f32({1, 2, 3, 8})}},
+      {"fused_conv with a (C) bias",
+       OpKind::FusedConv,
+       {f32({1, 4, 6, 6}), f32({8, 4, 3, 3}), f32({8})},
+       {{"padding", code(Padding::Same)}},
+       {f32({1, 8, 6, 6})}},
+      {"fused_conv grouped, strided, (1, C, 1, 1) bias and a sum",
+       OpKind::FusedConv,
+       {f32({2, 4, 7, 7}), f32({4, 1, 3, 3}), f32({1, 4, 1, 1}), f32({2, 4, 3, 3})},
+       {{"stride_h", int64_t{2}}, {"stride_w", int64_t{2}}, {"padding", code(Padding::Valid)}},
+       {f32({2, 4, 3, 3})}},
+      {"fused_matmul transposed a, batch broadcast",
+       OpKind::FusedMatMul,
+       {f32({2, 1, 4, 3}), f32({5, 4, 6})},
+       {{"trans_a", int64_t{1}}, {"alpha", 0.125}},
+       {f32({2, 5, 3, 6})}},
+      {"fused_matmul both transposed",
+       OpKind::FusedMatMul,
+       {f32({4, 3}), f32({6, 4})},
+       {{"trans_a", int64_t{1}}, {"trans_b", int64_t{1}}},
+       {f32({3, 6})}},
       {"opaque two outputs",
        OpKind::Opaque,
        {f32({2, 3}), f32({4})},
@@ -843,6 +863,47 @@ const std::vector<ErrorCase>& error_cases() {
        {f32({1, 2, 3, 8}), f32({3, 8}), f32({4, 8})},
        {},
        {"rotary_embedding sin must have shape (S, H) = (3, 8)"}},
+      {"fused_conv bias per row",
+       OpKind::FusedConv,
+       {f32({1, 4, 6, 6}), f32({8, 4, 3, 3}), f32({8, 1})},
+       {},
+       {"fused_conv bias must hold one value per output channel, shaped (8), (8, 1, 1) or (1, 8, "
+        "1, 1), got f32[8 1]"}},
+      {"fused_conv bias of the input's channels",
+       OpKind::FusedConv,
+       {f32({1, 4, 6, 6}), f32({8, 4, 3, 3}), f32({4, 1, 1})},
+       {},
+       {"fused_conv bias must hold one value per output channel"}},
+      {"fused_conv sum of another shape",
+       OpKind::FusedConv,
+       {f32({1, 4, 6, 6}), f32({8, 4, 3, 3}), f32({8}), f32({1, 8, 4, 4})},
+       {{"padding", code(Padding::Same)}},
+       {"fused_conv sum must have the output's shape f32[1 8 6 6], got f32[1 8 4 4]"}},
+      {"fused_conv input channels",
+       OpKind::FusedConv,
+       {f32({1, 5, 6, 6}), f32({8, 4, 3, 3}), f32({8})},
+       {},
+       {"conv2d input channels 5 are not a multiple of the weight's 4"}},
+      {"fused_matmul inner dimensions of the transposed operand",
+       OpKind::FusedMatMul,
+       {f32({3, 4}), f32({5, 4})},
+       {},
+       {"fused_matmul inner dimensions differ: f32[3 4] x f32[5 4]"}},
+      {"fused_matmul transposed b of the wrong size",
+       OpKind::FusedMatMul,
+       {f32({3, 4}), f32({4, 5})},
+       {{"trans_b", int64_t{1}}},
+       {"fused_matmul inner dimensions differ: f32[3 4] x f32[4 5] transposed"}},
+      {"fused_matmul trans flag",
+       OpKind::FusedMatMul,
+       {f32({3, 4}), f32({4, 5})},
+       {{"trans_a", int64_t{2}}},
+       {"fused_matmul trans_a must be 0 or 1, got 2"}},
+      {"fused_matmul vector",
+       OpKind::FusedMatMul,
+       {f32({4}), f32({4, 5})},
+       {},
+       {"fused_matmul needs operands of rank >= 2"}},
       // Sizes near int64's limit: a clear error, never an overflow (UBSan) or a wrong shape.
       {"conv huge stride",
        OpKind::Conv2d,
@@ -1035,8 +1096,9 @@ TEST(OpRegistry, CategoriesTheCostModelRelyOn) {
     if (info.category == OpCategory::Contraction) contractions.insert(info.kind);
   }
   EXPECT_EQ(leaves, (std::set<OpKind>{OpKind::Input, OpKind::Weight, OpKind::Constant}));
-  EXPECT_EQ(contractions, (std::set<OpKind>{OpKind::MatMul, OpKind::Conv2d, OpKind::Attention,
-                                            OpKind::MultiHeadAttention}));
+  EXPECT_EQ(contractions,
+            (std::set<OpKind>{OpKind::MatMul, OpKind::FusedMatMul, OpKind::Conv2d,
+                              OpKind::FusedConv, OpKind::Attention, OpKind::MultiHeadAttention}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1183,8 +1245,9 @@ TEST(Signatures, EnumerationCodesAreRangeChecked) {
       }
     }
   }
-  // activation on matmul, conv2d, poolmax, poolavg; padding on conv2d and both pools.
-  EXPECT_EQ(checked, 2 * (4 + 3));
+  // activation on matmul, conv2d, fused_conv, poolmax, poolavg; padding on conv2d, fused_conv
+  // and both pools.
+  EXPECT_EQ(checked, 2 * (5 + 4));
 }
 
 TEST(Signatures, DefaultsAreFilledIn) {

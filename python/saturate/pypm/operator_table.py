@@ -89,6 +89,17 @@ OPERATORS = (
         ('epsilon', 'float', 1e-05),
     ), 2),
     ('rotary_embedding', 'RotaryEmbedding', 3, 3, ('x', 'cos', 'sin'), (), 1),
+    ('fused_conv', 'FusedConv', 3, 4, ('input', 'weight', 'bias', 'sum'), (
+        ('stride_h', 'int', 1),
+        ('stride_w', 'int', 1),
+        ('padding', 'padding', 'same'),
+        ('activation', 'activation', 'none'),
+    ), 1),
+    ('fused_matmul', 'FusedMatMul', 2, 2, ('a', 'b'), (
+        ('alpha', 'float', 1.0),
+        ('trans_a', 'int', 0),
+        ('trans_b', 'int', 0),
+    ), 1),
     ('pad', 'Pad', 1, 1, ('x',), (('pads', 'ints'),), 1),
     ('slice', 'Slice', 1, 1, ('x',), (('axis', 'int'), ('start', 'int'), ('end', 'int')), 1),
     ('opaque', 'Opaque', 0, None, ('inputs',), (
