@@ -60,10 +60,13 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     intra-op threads for the timings and checks; default: its own default, one per physical
     core), ``rules``, ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's own kernels such as
     com.microsoft.MultiHeadAttention, SimplifiedLayerNormalization, SkipLayerNormalization,
-    SkipSimplifiedLayerNormalization, BiasGelu, FastGelu, QuickGelu and RotaryEmbedding; "onnx": standard
+    SkipSimplifiedLayerNormalization, BiasGelu, FastGelu, QuickGelu, RotaryEmbedding, FusedConv and
+    FusedMatMul; "onnx": standard
     operators only), ``fusions`` (with "onnxruntime", the kernels it may fuse into, by IR name:
     ``["multi_head_attention", "rms_norm", "bias_gelu", "fast_gelu", "quick_gelu",
-    "skip_layer_norm", "skip_rms_norm", "rotary_embedding"]`` or ``["none"]``; default all), ``node_limit``,
+    "skip_layer_norm", "skip_rms_norm", "rotary_embedding", "fused_conv", "fused_matmul"]`` or
+    ``["none"]``; default all),
+    ``node_limit``,
     ``iter_limit``, ``k_multi``, ``extract``, ``ilp_time_limit``, ``time_limit``,
     ``latency_runs`` (with onnxruntime costs both whole models are timed, and the original is
     returned when the optimized one is slower; 0 for no check), ``session_guards`` (with

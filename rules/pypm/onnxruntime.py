@@ -74,16 +74,31 @@ any tables; export writes ONNX Runtime's RotaryEmbedding (cos and sin caches of 
 first half in every row, as every rotate-half table does, and the formula otherwise. ONNX
 Runtime fuses none of this at session creation.
 
+Convolutions with their bias, an optional residual sum and an activation, fused into
+`FusedConv` (ONNX Runtime's com.microsoft.FusedConv):
+
+    act(conv2d(x, w) + b [+ z])   ->  FusedConv(x, w, b [, z], activation=act)
+                                      act: Relu, Sigmoid, Tanh, or none (a Conv with its bias)
+
+b one value per output channel ((C), (C, 1, 1) or (1, C, 1, 1): import writes ONNX Conv's bias
+as an add of the (C, 1, 1) reshape), z a residual of the output's shape (ResNet's and
+MobileNet's blocks), each sum in either order. ONNX Runtime's CPU provider fuses Conv + Add +
+activation itself at session creation, so this gains nothing there; it writes the bias back
+into the Conv, which the IR's conv2d has no input for.
+
+FusedMatMul (a matrix product with its operands' transposes and a scalar scale) is in its own
+library, rules/pypm/onnxruntime_matmul.py: see there why.
+
 Compile: saturate pm compile rules/pypm/onnxruntime.py -o onnxruntime.pmb (the build does it).
 """
 import sys
 
 from saturate import pypm
-from saturate.pypm import (Add, BiasGelu, Concat, Div, Erf, EwAdd, EwMul, FastGelu, Gelu,
-                           LayerNorm, MatMul, Mul, MultiHeadAttention, Opaque, Pow, QuickGelu,
-                           ReduceMean, Reshape, RMSNorm, RotaryEmbedding, Sigmoid, SkipLayerNorm,
-                           SkipRMSNorm, Slice, Softmax, Sqrt, Sub, Tanh, Transpose, pattern, rule,
-                           var)
+from saturate.pypm import (Add, BiasGelu, Concat, Div, Erf, EwAdd, EwMul, FastGelu, FusedConv,
+                           Gelu, LayerNorm, MatMul, Mul, MultiHeadAttention, Opaque,
+                           Pow, QuickGelu, ReduceMean, Reshape, RMSNorm, RotaryEmbedding, Sigmoid,
+                           SkipLayerNorm, SkipRMSNorm, Slice, Softmax, Sqrt, Sub, Tanh, Transpose,
+                           pattern, rule, var)
 
 
 @pattern
@@ -827,6 +842,68 @@ def fuse_rotary_embedding(x, c, s):
     assert s.shape.numel == x.shape[2] * x.shape[3]
     return RotaryEmbedding(x, c, s)
 
+
+# ---- convolutions -----------------------------------------------------------------------------
+# One step at a time: the bias into the conv, then a residual into the fused conv, then the
+# activation. Each step reads the fused conv the step before wrote, so greedy rewriting (`pm
+# apply`, which meets the bias add before the activation) reaches the whole kernel too. The convs
+# are operator variables so that the rules read the attributes of the node they matched (a
+# value's own attributes are its class's first producer's in the e-graph).
+@pattern
+def BiasedConv(x, w, b, conv: pypm.Op):
+    """conv2d(x, w) + b, with no activation inside the conv."""
+    assert conv.name == "conv2d" and conv.attrs.activation == "none"
+    return Plus(conv(x, w), b)
+
+
+@pattern
+def ResidualConv(y, x, w, b, z, fused: pypm.Op):
+    """fused_conv(x, w, b) + z: a residual added to a conv with its bias and nothing else."""
+    assert y <= fused(x, w, b)
+    assert fused.name == "fused_conv" and fused.attrs.activation == "none"
+    return Plus(y, z)
+
+
+@pattern
+def ActivatedConv(x, w, b, fused: pypm.Op, act: pypm.Op):
+    assert act.name in ("relu", "sigmoid", "tanh")
+    assert fused.name == "fused_conv" and fused.attrs.activation == "none"
+    return act(fused(x, w, b))
+
+
+@pattern
+def ActivatedResidualConv(x, w, b, z, fused: pypm.Op, act: pypm.Op):
+    assert act.name in ("relu", "sigmoid", "tanh")
+    assert fused.name == "fused_conv" and fused.attrs.activation == "none"
+    return act(fused(x, w, b, z))
+
+
+@rule(BiasedConv)
+def fuse_conv_bias(x, w, b, conv: pypm.Op):
+    # b holds one value per output channel, along NCHW's channel axis.
+    assert b.shape.numel == w.shape[0]
+    assert b.shape.rank == 1 or (b.shape.rank in (3, 4) and b.shape[-3] == w.shape[0])
+    return FusedConv(x, w, b, stride_h=conv.attrs.stride_h, stride_w=conv.attrs.stride_w,
+                     padding=conv.attrs.padding)
+
+
+@rule(ResidualConv)
+def fuse_conv_residual(y, x, w, b, z, fused: pypm.Op):
+    assert z.shape == y.shape  # a whole residual, not a broadcast one
+    return FusedConv(x, w, b, z, stride_h=fused.attrs.stride_h, stride_w=fused.attrs.stride_w,
+                     padding=fused.attrs.padding)
+
+
+@rule(ActivatedConv)
+def fuse_conv_activation(x, w, b, fused: pypm.Op, act: pypm.Op):
+    return FusedConv(x, w, b, stride_h=fused.attrs.stride_h, stride_w=fused.attrs.stride_w,
+                     padding=fused.attrs.padding, activation=act.name)
+
+
+@rule(ActivatedResidualConv)
+def fuse_residual_conv_activation(x, w, b, z, fused: pypm.Op, act: pypm.Op):
+    return FusedConv(x, w, b, z, stride_h=fused.attrs.stride_h, stride_w=fused.attrs.stride_w,
+                     padding=fused.attrs.padding, activation=act.name)
 
 if __name__ == "__main__":
     pypm.serialize(sys.argv[1] if len(sys.argv) > 1 else "onnxruntime.pmb")

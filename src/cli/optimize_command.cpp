@@ -124,7 +124,7 @@ void register_optimize_command(CLI::App& app) {
                    "Runtime the output is for: onnxruntime may fuse into its com.microsoft "
                    "kernels (MultiHeadAttention, SimplifiedLayerNormalization, "
                    "SkipLayerNormalization, SkipSimplifiedLayerNormalization, BiasGelu, FastGelu, "
-                   "QuickGelu, RotaryEmbedding), onnx writes "
+                   "QuickGelu, RotaryEmbedding, FusedConv, FusedMatMul), onnx writes "
                    "standard operators only (default: "
                    "onnxruntime for an ONNX input, onnx otherwise)")
       ->check(CLI::IsMember(driver::kTargets));
@@ -132,7 +132,8 @@ void register_optimize_command(CLI::App& app) {
       ->add_option("--fusions", options->fusions,
                    "With --target onnxruntime, the kernels it may fuse into: "
                    "multi_head_attention, rms_norm, bias_gelu, fast_gelu, quick_gelu, "
-                   "skip_layer_norm, skip_rms_norm, rotary_embedding, or none "
+                   "skip_layer_norm, skip_rms_norm, rotary_embedding, fused_conv, fused_matmul, or "
+                   "none "
                    "(default: all)")
       ->delimiter(',');
   command->add_option("--tensat-multi", options->tensat_multi_files,

@@ -17,8 +17,9 @@ std::string default_target(bool onnx_input) {
   return onnx_input ? kTargetOnnxruntime : kTargetOnnx;
 }
 
-std::string onnxruntime_fusions_path() {
-  return (std::filesystem::path(shipped_pypm_dir()) / "onnxruntime.pmb").string();
+std::vector<std::string> onnxruntime_fusion_paths() {
+  const std::filesystem::path dir(shipped_pypm_dir());
+  return {(dir / "onnxruntime.pmb").string(), (dir / "onnxruntime_matmul.pmb").string()};
 }
 
 namespace {
@@ -52,28 +53,31 @@ std::set<ir::OpKind> allowed_operators(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::shared_ptr<const pm::Module> target_fusions(const std::string& target,
-                                                 const std::vector<std::string>& allowed) {
+FusionLibraries target_fusions(const std::string& target, const std::vector<std::string>& allowed) {
   const std::set<ir::OpKind> operators = allowed_operators(allowed);
-  if (target == kTargetOnnx) return nullptr;
+  if (target == kTargetOnnx) return {};
   if (target != kTargetOnnxruntime) {
     throw Error("unknown target '" + target + "' (onnxruntime or onnx)");
   }
-  const std::string path = onnxruntime_fusions_path();
-  if (!std::filesystem::is_regular_file(path)) {
-    throw Error("the ONNX Runtime fusion library '" + path +
-                "' is missing (the build compiles it from rules/pypm/onnxruntime.py; set "
-                "SATURATE_PYPM_DIR, or use --target onnx)");
+  FusionLibraries libraries;
+  for (const std::string& path : onnxruntime_fusion_paths()) {
+    if (!std::filesystem::is_regular_file(path)) {
+      throw Error("the ONNX Runtime fusion library '" + path +
+                  "' is missing (the build compiles it from rules/pypm/" +
+                  std::filesystem::path(path).stem().string() +
+                  ".py; set SATURATE_PYPM_DIR, or use --target onnx)");
+    }
+    pm::Module module = pm::load_pmb(path);
+    std::erase_if(module.rules, [&](const pm::Rule& rule) {
+      return !uses_only(rule.replacement, operators) ||
+             !std::ranges::all_of(rule.also, [&](const pm::FurtherReplacement& further) {
+               return uses_only(further.term, operators);
+             });
+    });
+    check_rule_names(module, path);
+    libraries.push_back(std::make_shared<const pm::Module>(std::move(module)));
   }
-  pm::Module module = pm::load_pmb(path);
-  std::erase_if(module.rules, [&](const pm::Rule& rule) {
-    return !uses_only(rule.replacement, operators) ||
-           !std::ranges::all_of(rule.also, [&](const pm::FurtherReplacement& further) {
-             return uses_only(further.term, operators);
-           });
-  });
-  check_rule_names(module, path);
-  return std::make_shared<const pm::Module>(std::move(module));
+  return libraries;
 }
 
 std::map<std::string, size_t> contrib_operator_counts(const ir::Graph& graph) {

@@ -23,22 +23,27 @@ inline const std::vector<std::string> kTargets{kTargetOnnxruntime, kTargetOnnx};
 // a .sxp graph is not deployed through ONNX Runtime).
 std::string default_target(bool onnx_input);
 
-// The compiled fusion library for ONNX Runtime: onnxruntime.pmb in shipped_pypm_dir()
-// ($SATURATE_PYPM_DIR, the install prefix's, else the build's rules/).
-std::string onnxruntime_fusions_path();
+// The compiled fusion libraries for ONNX Runtime, in shipped_pypm_dir() ($SATURATE_PYPM_DIR, the
+// install prefix's, else the build's rules/): onnxruntime.pmb, and onnxruntime_matmul.pmb apart
+// (FusedMatMul: greedy rewriting in one library would fold attention's scores product first).
+std::vector<std::string> onnxruntime_fusion_paths();
+
+// The libraries a target adds to the e-graph, each a module of its own.
+using FusionLibraries = std::vector<std::shared_ptr<const pm::Module>>;
 
 // The IR operators that stand for ONNX Runtime's own kernels (what the library fuses into).
 inline constexpr ir::OpKind kContribOperators[] = {
-    ir::OpKind::MultiHeadAttention, ir::OpKind::RMSNorm,        ir::OpKind::BiasGelu,
-    ir::OpKind::FastGelu,           ir::OpKind::QuickGelu,      ir::OpKind::SkipLayerNorm,
-    ir::OpKind::SkipRMSNorm,        ir::OpKind::RotaryEmbedding};
+    ir::OpKind::MultiHeadAttention, ir::OpKind::RMSNorm,         ir::OpKind::BiasGelu,
+    ir::OpKind::FastGelu,           ir::OpKind::QuickGelu,       ir::OpKind::SkipLayerNorm,
+    ir::OpKind::SkipRMSNorm,        ir::OpKind::RotaryEmbedding, ir::OpKind::FusedConv,
+    ir::OpKind::FusedMatMul};
 
 // The fusions a target adds to the e-graph (none for onnx), loaded and checked; throws
-// saturate::Error naming the file when the library is missing or malformed. `allowed` (IR
-// names from kContribOperators, or "none"; empty: all) keeps only the rules whose replacement
-// uses allowed operators, so that one fusion can be turned off or measured alone.
-std::shared_ptr<const pm::Module> target_fusions(const std::string& target,
-                                                 const std::vector<std::string>& allowed = {});
+// saturate::Error naming the file when a library is missing or malformed. `allowed` (IR names
+// from kContribOperators, or "none"; empty: all) keeps only the rules whose replacement uses
+// allowed operators, so that one fusion can be turned off or measured alone.
+FusionLibraries target_fusions(const std::string& target,
+                               const std::vector<std::string>& allowed = {});
 
 // How many nodes of each ONNX Runtime contrib operator the graph holds, by IR name (the fusion
 // counts of a report).

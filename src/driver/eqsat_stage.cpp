@@ -99,8 +99,8 @@ nlohmann::json extraction_statistics(const extract::ExtractionResult& extraction
 }  // namespace
 
 SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleSet& rules,
-                                      std::shared_ptr<const pm::Module> fusions,
-                                      const cost::CostModel& model, const PipelineOptions& options,
+                                      const FusionLibraries& fusions, const cost::CostModel& model,
+                                      const PipelineOptions& options,
                                       const std::string& egraph_json_path,
                                       const std::string& egraph_dot_path) {
   eqsat::OptimizeOptions settings = saturation_settings(options);
@@ -111,9 +111,9 @@ SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleS
     pypm_rules += module->rules.size();
     add_pypm_rules(settings, module);
   }
-  if (fusions) {
-    pypm_rules += fusions->rules.size();
-    add_pypm_rules(settings, fusions);
+  for (const auto& library : fusions) {
+    pypm_rules += library->rules.size();
+    add_pypm_rules(settings, library);
   }
   settings.egraph_json_path = egraph_json_path;
   settings.egraph_dot_path = egraph_dot_path;
@@ -121,7 +121,7 @@ SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleS
   std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules", graph.name().c_str(),
                graph.num_operators(), rules.size());
   if (pypm_rules > 0) std::fprintf(stderr, " + %zu PyPM rules", pypm_rules);
-  if (fusions) std::fprintf(stderr, " (target %s)", options.target.c_str());
+  if (!fusions.empty()) std::fprintf(stderr, " (target %s)", options.target.c_str());
   std::fprintf(stderr, "\n");
   eqsat::OptimizeResult result = eqsat::optimize(graph, rules, model, settings);
 

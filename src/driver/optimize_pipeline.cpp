@@ -258,8 +258,8 @@ PipelineResult Pipeline::run() {
                              : load_rule_sets(options_.rule_files, options_.tensat_multi_files);
   // TASO's search applies rule files only; no_rules means no rules at all.
   const bool fuse = !options_.no_rules && options_.search == "eqsat";
-  std::shared_ptr<const pm::Module> fusions =
-      fuse ? target_fusions(options_.target, options_.fusions) : nullptr;
+  FusionLibraries fusions =
+      fuse ? target_fusions(options_.target, options_.fusions) : FusionLibraries{};
   std::unique_ptr<cost::CostModel> model = make_model();
 
   PendingOutput egraph_json(options_.outputs.egraph_json);

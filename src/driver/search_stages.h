@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cost/cost_model.h"
+#include "driver/deployment_target.h"
 #include "driver/optimize_pipeline.h"
 #include "eqsat/rule_file.h"
 #include "ir/graph.h"
@@ -32,8 +33,8 @@ struct SearchOutcome {
 // Equality saturation with `rules`, the PyPM files of `options` and the target's `fusions`;
 // writes the e-graph files to the given temporary paths when asked.
 SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleSet& rules,
-                                      std::shared_ptr<const pm::Module> fusions,
-                                      const cost::CostModel& model, const PipelineOptions& options,
+                                      const FusionLibraries& fusions, const cost::CostModel& model,
+                                      const PipelineOptions& options,
                                       const std::string& egraph_json_path,
                                       const std::string& egraph_dot_path);
 
