@@ -10,7 +10,8 @@ For each MODEL.EXPORTER.onnx under --models-dir (full-size exports come from
 ``tests/fixtures/exporters/export_models.py --full --only llama_4l ... --out-dir DIR``):
   1. Saturate writes one model per fusion set (--variants; default: none, attention alone,
      RMSNorm alone, the GELU family as "activations", the residual norms (SkipLayerNorm,
-     SkipSimplifiedLayerNorm, with RMSNorm) as "skip_norms", all): ``saturate optimize FILE -o
+     SkipSimplifiedLayerNorm, with RMSNorm) as "skip_norms", the rotary embedding, FusedConv,
+     FusedMatMul, all): ``saturate optimize FILE -o
      OUT --fusions SET --cost analytic --latency-runs 0 --verify``. The analytic cost model and
      no latency check make every variant the extracted graph itself (a fusion that matches is
      taken), so the variants differ only in the fusions allowed; "none" is the tensor rules
@@ -46,12 +47,15 @@ KERNELS = {"multi_head_attention": "MultiHeadAttention", "rms_norm": "Simplified
            "bias_gelu": "BiasGelu", "fast_gelu": "FastGelu", "quick_gelu": "QuickGelu",
            "skip_layer_norm": "SkipLayerNormalization",
            "skip_rms_norm": "SkipSimplifiedLayerNormalization",
-           "rotary_embedding": "RotaryEmbedding"}
+           "rotary_embedding": "RotaryEmbedding", "fused_conv": "FusedConv",
+           "fused_matmul": "FusedMatMul"}
 # Each variant's --fusions: the GELU family (one per model: BiasGelu for BERT and ViT, FastGelu
 # for GPT-2, QuickGelu for Llama's SiLU) is measured as one set, "activations".
 FUSION_SETS = {"none": "none", "multi_head_attention": "multi_head_attention",
                "rms_norm": "rms_norm", "activations": "bias_gelu,fast_gelu,quick_gelu",
                "rotary_embedding": "rotary_embedding",
+               "fused_conv": "fused_conv",
+               "fused_matmul": "fused_matmul",
                "skip_norms": "skip_layer_norm,skip_rms_norm,rms_norm",
                "all": ",".join(KERNELS),
                # No fusion, measured costs: the tensor rules plus the session fusion guards
