@@ -15,21 +15,6 @@ std::pair<int64_t, int64_t> same_pads(int64_t size, int64_t out, int64_t kernel,
   return {total / 2, total - total / 2};
 }
 
-// ONNX Runtime's name of a fused activation (FusedConv's `activation` attribute).
-std::string fused_activation_name(ir::Activation activation) {
-  switch (activation) {
-    case ir::Activation::Relu:
-      return "Relu";
-    case ir::Activation::Sigmoid:
-      return "Sigmoid";
-    case ir::Activation::Tanh:
-      return "Tanh";
-    case ir::Activation::None:
-      break;
-  }
-  return "";
-}
-
 }  // namespace
 
 using ir::NodeId;
@@ -82,7 +67,7 @@ bool Exporter::emit_conv_or_pool(NodeId id) {
         conv.set_domain(std::string(kMicrosoftDomain));
         uses_microsoft_domain_ = true;
         if (activation != ir::Activation::None) {
-          add_attr(conv, "activation", fused_activation_name(activation));
+          add_attr(conv, "activation", std::string(activation_op(activation)));
         }
       }
       if (node.op == OpKind::Conv2d) emit_activation(written, y, activation);
@@ -125,23 +110,27 @@ bool Exporter::emit_conv_or_pool(NodeId id) {
   }
 }
 
+bool Exporter::rewrites_known_conv_bias(NodeId id) const {
+  const ir::Node& node = graph_.node(id);
+  return node.op == OpKind::FusedConv && dims(node.inputs[2]).size() != 1 &&
+         known_[resolve(node.inputs[2]).node];
+}
+
 std::string Exporter::conv_bias(NodeId id) {
   const ir::Node& node = graph_.node(id);
   const int64_t channels = node.outputs[0].dims[1];
-  const ir::Dims& bias = dims(node.inputs[2]);
-  if (bias == ir::Dims{channels}) return name_of(node.inputs[2]);
+  // The shape check allows a 1-d bias only as (C).
+  if (dims(node.inputs[2]).size() == 1) return name_of(node.inputs[2]);
   const std::string base = names_[id][0] + "_bias";
+  std::string name = fresh(base);
   // Conv's bias is 1-d: a known (C, 1, 1) bias is written again in that shape, any other
   // reshaped.
-  ir::ValueRef value = resolve(node.inputs[2]);
-  if (known_[value.node]) {
-    const runtime::Tensor data = value_of(value);
+  if (rewrites_known_conv_bias(id)) {
+    const runtime::Tensor data = value_of(resolve(node.inputs[2]));
     std::vector<float> floats(data.data.begin(), data.data.end());
-    std::string name = fresh(base);
     write_floats(*out_->add_initializer(), name, {channels}, floats);
     return name;
   }
-  std::string name = fresh(base);
   add_node("Reshape", {name_of(node.inputs[2]), ints_initializer({channels}, base + "_shape")},
            {name});
   return name;

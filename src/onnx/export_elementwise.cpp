@@ -10,7 +10,6 @@
 #include "onnx/onnx_exporter.h"
 
 namespace saturate::onnx {
-namespace {
 
 std::string_view activation_op(ir::Activation activation) {
   switch (activation) {
@@ -25,8 +24,6 @@ std::string_view activation_op(ir::Activation activation) {
   }
   return "";
 }
-
-}  // namespace
 
 using ir::NodeId;
 using ir::OpKind;

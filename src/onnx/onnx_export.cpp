@@ -198,11 +198,7 @@ void Exporter::analyse() {
     // A rotary kernel reads its tables' first halves, written as caches of their own.
     size_t read = node.op == OpKind::RotaryEmbedding && rotary_caches(id) ? 1 : node.inputs.size();
     for (size_t k = 0; k < read; ++k) {
-      // A known fused-conv bias that is not 1-d is written again as one (conv_bias).
-      if (node.op == OpKind::FusedConv && k == 2 && known_[resolve(node.inputs[k]).node] &&
-          dims(node.inputs[k]).size() != 1) {
-        continue;
-      }
+      if (k == 2 && rewrites_known_conv_bias(id)) continue;
       stack.push_back(resolve(node.inputs[k]).node);
     }
   }

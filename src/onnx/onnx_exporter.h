@@ -34,6 +34,10 @@ void add_attr(::onnx::NodeProto& node, const std::string& name, const std::vecto
 void add_attr(::onnx::NodeProto& node, const std::string& name, float value);
 void add_attr(::onnx::NodeProto& node, const std::string& name, const std::string& value);
 
+// The ONNX operator of a fused activation ("Relu", ...; "" for none): the node written after a
+// matmul, conv or pool, and FusedConv's `activation` attribute.
+std::string_view activation_op(ir::Activation activation);
+
 class Exporter {
  public:
   // With `external`, initializers of kExternalDataThreshold bytes or more go to that file.
@@ -93,6 +97,9 @@ class Exporter {
   void emit_skip_normalization(ir::NodeId id);
   // A fused conv's bias as ONNX Conv reads it: one value per channel, 1-d.
   std::string conv_bias(ir::NodeId id);
+  // Whether conv_bias writes a known, not 1-d bias again as a 1-d initializer of its own (the
+  // bias value itself then need not be written).
+  bool rewrites_known_conv_bias(ir::NodeId id) const;
   void emit_rotary_embedding(ir::NodeId id);
   void emit_slice(const std::string& x, int64_t axis, int64_t start, int64_t end,
                   const std::string& y);
