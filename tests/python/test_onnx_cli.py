@@ -93,8 +93,9 @@ def test_conv_relu_with_explicit_pads(saturate, tmp_path):
     optimized, report = optimize_and_compare(saturate, tmp_path, model)
     assert report["opaque_nodes"] == 0
     assert "Pad" not in op_types(optimized)  # folded back into the Conv's pads
-    # The first conv, with its bias and Relu, is ONNX Runtime's FusedConv (the default target).
-    assert op_types(optimized).count("Conv") == 1 and op_types(optimized).count("FusedConv") == 1
+    # Two convolutions, each a Conv or (default target, where the measured costs choose it)
+    # ONNX Runtime's FusedConv with its bias and Relu; the pads are folded into either.
+    assert op_types(optimized).count("Conv") + op_types(optimized).count("FusedConv") == 2
 
 
 def matmuls_sharing_an_input(rows, inner, outer, activations):
