@@ -2,6 +2,7 @@
 
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 #include "onnx/host_tensor.h"
 #include "onnx/node_attributes.h"
 #include "onnx/onnx_tensor_data.h"
+#include "onnx/opaque_capsule.h"
 #include "support/error.h"
 
 namespace saturate::onnx {
@@ -84,6 +86,7 @@ class Folder {
       changed = fold_round();
       if (!changed) break;
     }
+    changed |= drop_unused_empty_initializers();
     // The last inference saw the final model unless the last round still folded something.
     report_.types = changed ? infer_types_without_weights(model_) : std::move(types_);
     return report_;
@@ -194,9 +197,77 @@ class Folder {
     return float_elements <= options_.float_input_limit;
   }
 
+  // A node whose every output has a static shape with a zero dimension computes empty tensors,
+  // whatever its inputs hold: exporters write them where a slice takes nothing (the pass-through
+  // half of a partial rotary embedding with the whole head rotated), and the IR has no empty
+  // tensors. They become empty initializers, which Concat then drops (drop_empty_operands).
+  std::optional<std::vector<HostTensor>> fold_empty(const NodeProto& node) const {
+    if (node.output_size() == 0) return std::nullopt;
+    std::vector<HostTensor> outputs;
+    for (const auto& name : node.output()) {
+      auto it = types_.find(name);
+      if (name.empty() || it == types_.end()) return std::nullopt;
+      auto dims = static_dims(it->second);
+      int32_t elem_type = it->second.tensor_type().elem_type();
+      if (!dims || !foldable_type(elem_type) || checked_element_count(*dims) != 0) {
+        return std::nullopt;
+      }
+      HostTensor empty;
+      empty.elem_type = elem_type;
+      empty.dims = *dims;
+      outputs.push_back(std::move(empty));
+    }
+    return outputs;
+  }
+
+  // Empty tensors no node reads any more (Concat dropped them) are removed: the IR has none.
+  bool drop_unused_empty_initializers() {
+    std::set<std::string> used;
+    const auto& graph = model_.graph();
+    for (const auto& node : graph.node()) {
+      used.insert(node.input().begin(), node.input().end());
+      for (const auto& name : outer_references(node)) used.insert(name);
+    }
+    for (const auto& info : graph.output()) used.insert(info.name());
+    auto* initializers = model_.mutable_graph()->mutable_initializer();
+    auto unused_empty = [&](const TensorProto& tensor) {
+      return element_count_of(tensor) == 0 && !used.contains(tensor.name());
+    };
+    auto removed = std::remove_if(initializers->begin(), initializers->end(), unused_empty);
+    if (removed == initializers->end()) return false;
+    initializers->erase(removed, initializers->end());
+    index_initializers();
+    return true;
+  }
+
+  bool is_empty_initializer(const std::string& name) const {
+    auto it = initializers_.find(name);
+    return it != initializers_.end() &&
+           element_count_of(model_.graph().initializer(it->second)) == 0;
+  }
+
+  // Concat ignores empty operands: they are removed (a Concat left with one operand becomes an
+  // Identity). Returns whether `node` changed.
+  bool drop_empty_operands(NodeProto& node) const {
+    if (node.op_type() != "Concat" || !is_default_domain(node.domain())) return false;
+    std::vector<std::string> kept;
+    for (const auto& name : node.input()) {
+      if (!is_empty_initializer(name)) kept.push_back(name);
+    }
+    if (kept.empty() || kept.size() == static_cast<size_t>(node.input_size())) return false;
+    node.clear_input();
+    for (const auto& name : kept) node.add_input(name);
+    if (kept.size() == 1) {
+      node.set_op_type("Identity");
+      node.clear_attribute();
+    }
+    return true;
+  }
+
   std::optional<std::vector<HostTensor>> try_fold(const NodeProto& node) {
     if (!is_default_domain(node.domain())) return std::nullopt;
     if (!subgraphs_of(node).empty()) return std::nullopt;
+    if (auto empty = fold_empty(node)) return empty;
     const std::string& op = node.op_type();
     if (op == "Shape" || op == "Size") return fold_shape(node);
     if (!is_foldable_op(op)) return std::nullopt;
@@ -226,6 +297,8 @@ class Folder {
     auto* graph = model_.mutable_graph();
     std::vector<NodeProto> kept;
     int folded = 0;
+    bool rewritten = false;
+    for (auto& node : *graph->mutable_node()) rewritten |= drop_empty_operands(node);
     for (const auto& node : graph->node()) {
       std::optional<std::vector<HostTensor>> outputs;
       try {
@@ -249,7 +322,7 @@ class Folder {
       ++folded;
       ++report_.folded_by_op[node.op_type()];
     }
-    if (folded == 0) return false;
+    if (folded == 0) return rewritten;
     report_.folded_nodes += folded;
     graph->clear_node();
     for (auto& node : kept) *graph->add_node() = std::move(node);

@@ -18,8 +18,11 @@ struct FoldOptions {
   // larger weight-only computations are the IR's (folded again on export), not worth a copy.
   // Unary operators the IR does not map (Cos, Sin, Neg, ...) are folded at any size.
   int64_t float_input_limit = int64_t{1} << 16;
-  // Folding and shape inference alternate until nothing new folds, at most this often.
-  int max_rounds = 16;
+  // Folding and shape inference alternate until nothing new folds, at most this often (a guard
+  // only: every round but the last folds a node). Each Reshape whose target shape is computed
+  // from the Shape of an earlier Reshape needs a round of its own: a Swin transformer's shifted
+  // windows chain more than a hundred.
+  int max_rounds = 4096;
 };
 
 struct FoldReport {

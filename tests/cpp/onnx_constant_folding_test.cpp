@@ -249,6 +249,57 @@ TEST(ConstantFolding, LargeWeightArithmeticIsTheIRsButUnmappedUnaryOperatorsFold
   EXPECT_EQ(count_ops(model.graph, ir::OpKind::Mul) + count_ops(model.graph, ir::OpKind::EwMul), 2);
 }
 
+TEST(ConstantFolding, EmptySlicesAreFoldedAndConcatDropsThem) {
+  // A partial rotary embedding with the whole head rotated, as the TorchScript exporter writes
+  // Phi-3's: the pass-through slice x[..., 8:] is empty and concatenated after the rotated half.
+  ModelBuilder b;
+  b.input("x", kFloat, {1, 2, 8}).output("y", kFloat).output("z", kFloat);
+  b.ints("start", {1}, {8}).ints("end", {1}, {std::numeric_limits<int64_t>::max()});
+  b.ints("axes", {1}, {2});
+  b.node("Slice", {"x", "start", "end", "axes"}, {"pass"});
+  b.node("Neg", {"pass"}, {"neg_pass"});
+  b.node("Relu", {"x"}, {"rotated"});
+  ModelBuilder::attr(b.node("Concat", {"rotated", "neg_pass"}, {"y"}), "axis", int64_t{-1});
+  ModelBuilder::attr(b.node("Concat", {"pass", "x", "rotated"}, {"z"}), "axis", int64_t{-1});
+  OnnxModel model = import_onnx_bytes(b.bytes(), "m.onnx");
+  EXPECT_EQ(model.folded_by_op.at("Slice"), 1);
+  EXPECT_EQ(model.folded_by_op.at("Neg"), 1);
+  EXPECT_EQ(count_ops(model.graph, ir::OpKind::Opaque), 0);
+  EXPECT_EQ(count_ops(model.graph, ir::OpKind::Slice), 0);
+  EXPECT_EQ(count_ops(model.graph, ir::OpKind::Concat), 1);  // z's two non-empty operands
+  const auto& outputs = model.graph.outputs();
+  ASSERT_EQ(outputs.size(), 2U);
+  EXPECT_EQ(model.graph.type(outputs[0].value).dims, (ir::Dims{1, 2, 8}));
+  EXPECT_EQ(model.graph.type(outputs[1].value).dims, (ir::Dims{1, 2, 16}));
+}
+
+TEST(ConstantFolding, LongChainsOfShapeDependentReshapesFold) {
+  // Each Reshape's target is the Shape of the Reshape before it (with its first two axes merged
+  // and split again), so every link needs one more round of shape inference: 40 links, as a
+  // Swin transformer's window partitions chain them.
+  ModelBuilder b;
+  b.input("x", kFloat, {2, 3, 4}).output("y", kFloat);
+  b.ints("lead", {1}, {0}).ints("lead_end", {1}, {1}).ints("rest", {1}, {1});
+  b.ints("end", {1}, {std::numeric_limits<int64_t>::max()});
+  std::string value = "x";
+  constexpr int kLinks = 40;
+  for (int k = 0; k < kLinks; ++k) {
+    std::string id = std::to_string(k);
+    b.node("Shape", {value}, {"shape" + id});
+    b.node("Slice", {"shape" + id, "rest", "end"}, {"tail" + id});
+    b.node("Slice", {"shape" + id, "lead", "lead_end"}, {"head" + id});
+    ModelBuilder::attr(b.node("Concat", {"head" + id, "tail" + id}, {"target" + id}), "axis",
+                       int64_t{0});
+    std::string next = k + 1 == kLinks ? "y" : "v" + id;
+    b.node("Reshape", {value, "target" + id}, {next});
+    value = next;
+  }
+  OnnxModel model = import_onnx_bytes(b.bytes(), "m.onnx");
+  EXPECT_EQ(model.folded_by_op.at("Shape"), kLinks);
+  EXPECT_EQ(count_ops(model.graph, ir::OpKind::Opaque), 0);
+  EXPECT_EQ(model.graph.type(model.graph.outputs()[0].value).dims, (ir::Dims{2, 3, 4}));
+}
+
 TEST(ConstantFolding, FoldingPastTheLimitIsOneClearError) {
   ModelBuilder b;
   b.input("x", kFloat, {2}).output("y", kFloat);
