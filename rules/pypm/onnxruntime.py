@@ -14,12 +14,18 @@ The spellings covered, one alternate each:
 - the key's transpose: one Transpose (0, 2, 3, 1) (TorchScript, eager attention), a head split
   then Transpose (0, 1, 3, 2), or the dynamo exporter's Reshape (B*N, L, H) -> Transpose (0, 2, 1)
   -> Reshape (B, N, H, L);
-- the scale: Mul(scores, c) (eager), Div(scores, c), or sqrt(c) on both sides of the product,
-  Mul(Q, c1) and Mul(KT, c2) (SDPA, both exporters);
+- the scale: Mul(scores, c) (eager), Div(scores, c), sqrt(c) on both sides of the product,
+  Mul(Q, c1) and Mul(KT, c2) (SDPA, both exporters), or none (the query scaled before its head
+  split and SDPA called with scale 1, as OPT's dynamo export; the kernel's scale is then 1);
 - the mask: none, or an additive bias (B or 1, N or 1, S or 1, L) on either side of the Add;
 - SDPA's guard Where(IsNaN(P), 0, P) after the softmax, with or without it;
 - the head merge: Transpose (0, 2, 1, 3) then Reshape (B, S, D) or (B*S, D), with or without
   SDPA's Reshape to the same 4-d shape before the transpose.
+
+Heads computed in 4-d by other means (a rotary embedding on the split heads, grouped keys
+expanded to every head, a packed QKV projection split by Reshape (B, S, 3, N, H), Transpose and
+Gather, with the query heads scaled as torchvision's Swin does) fuse too, with or without a mask:
+the replacement merges each head tensor back into (B, S, D) for the kernel.
 
 Sequence-first attention (nn.MultiheadAttention, torchvision's ViT: q, k, v of shape (S, B, D),
 heads split through (S, B*N, H) and (B*N, S, H), merged with Transpose (2, 0, 1, 3)) fuses the
@@ -314,6 +320,40 @@ def fuse_masked_attention_split_scale(y, q, k, v, qr, kr, vr, c, c2, m):
     return Reshape(fused, shape=y.shape)
 
 
+# No scale on the scores: the query was scaled before its head split (OPT, BART-style attention
+# passing scale 1 to SDPA, which the dynamo exporter then writes no multiply for).
+@pattern
+def AttentionNoScale(y, q, k, v, qr, kr, vr):
+    scores = MatMul(SplitHeads(q, qr), KeysTransposed(k, kr), activation="none")
+    probs = NanGuard(KeySoftmax(scores))
+    return MergeHeads(MatMul(probs, SplitHeads(v, vr), activation="none"), y)
+
+
+@pattern
+def MaskedAttentionNoScale(y, q, k, v, qr, kr, vr, m):
+    scores = MatMul(SplitHeads(q, qr), KeysTransposed(k, kr), activation="none")
+    probs = NanGuard(KeySoftmax(Plus(scores, m)))
+    return MergeHeads(MatMul(probs, SplitHeads(v, vr), activation="none"), y)
+
+
+@rule(AttentionNoScale)
+def fuse_attention_no_scale(y, q, k, v, qr, kr, vr):
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
+    fused = MultiHeadAttention(q, k, v, num_heads=qr.shape[2], scale=1.0)
+    return Reshape(fused, shape=y.shape)
+
+
+@rule(MaskedAttentionNoScale)
+def fuse_masked_attention_no_scale(y, q, k, v, qr, kr, vr, m):
+    assert qr.shape[2] == kr.shape[2] and qr.shape[2] == vr.shape[2]
+    assert q.shape[0] == k.shape[0] and q.shape[0] == v.shape[0] and k.shape[1] == v.shape[1]
+    assert m.shape.rank == 4 and m.shape[0] in (1, q.shape[0]) and m.shape[1] in (1, qr.shape[2])
+    assert m.shape[2] in (1, q.shape[1]) and m.shape[3] == k.shape[1]
+    fused = MultiHeadAttention(q, k, v, m, num_heads=qr.shape[2], scale=1.0)
+    return Reshape(fused, shape=y.shape)
+
+
 # Attention on head tensors computed in 4-d (B, N, S, H): a Llama-style decoder applies its
 # rotary embedding to the split heads and expands grouped keys and values to all heads. The
 # replacement merges each head tensor back into (B, S, D) (a transpose and a reshape) for the
@@ -334,6 +374,47 @@ def MaskedHeadAttentionMulScale(y, qh, kt, vh, c, m):
     return MergeHeads(MatMul(probs, vh, activation="none"), y)
 
 
+# No scale on the scores: the query heads were scaled before (torchvision's Swin, the heads of a
+# packed QKV projection: q = q * scale; attn = q @ k.transpose(-2, -1) + bias).
+@pattern
+def MaskedHeadAttentionNoScale(y, qh, kt, vh, m):
+    probs = NanGuard(KeySoftmax(Plus(MatMul(qh, kt, activation="none"), m)))
+    return MergeHeads(MatMul(probs, vh, activation="none"), y)
+
+
+# Without a mask: an encoder's heads computed in 4-d (a packed QKV projection split by
+# Reshape (B, S, 3, N, H), Transpose and Gather, as timm's and torchvision's vision models write
+# it).
+@pattern
+def HeadAttentionSplitScale(y, qh, kt, vh, c, c2):
+    scores = MatMul(Mul(qh, c), Mul(kt, c2), activation="none")
+    return MergeHeads(MatMul(NanGuard(KeySoftmax(scores)), vh, activation="none"), y)
+
+
+@pattern
+def HeadAttentionMulScale(y, qh, kt, vh, c):
+    scores = Mul(MatMul(qh, kt, activation="none"), c)
+    return MergeHeads(MatMul(NanGuard(KeySoftmax(scores)), vh, activation="none"), y)
+
+
+@pattern
+def HeadAttentionNoScale(y, qh, kt, vh):
+    probs = NanGuard(KeySoftmax(MatMul(qh, kt, activation="none")))
+    return MergeHeads(MatMul(probs, vh, activation="none"), y)
+
+
+def head_attention(y, qh, kt, vh, scale, m=None):
+    """MultiHeadAttention on the head tensors merged back into (B, S, D). A plain helper (not a
+    pattern): the rules below call it while they are traced, after checking the shapes."""
+    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
+    k = Reshape(Transpose(kt, perm=[0, 3, 1, 2]), shape=y.shape)
+    v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=y.shape)
+    inputs = [q, k, v] if m is None else [q, k, v, m]
+    return MultiHeadAttention(*inputs, num_heads=qh.shape[1], scale=scale)
+
+
+# Each head rule checks: self-attention on (B, N, S, H) heads with y (B, S, D); a mask
+# broadcasting to (B, N, S, S); constant, nonzero scales.
 @rule(MaskedHeadAttentionSplitScale)
 def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
@@ -345,27 +426,65 @@ def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
     assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
-    k = Reshape(Transpose(kt, perm=[0, 3, 1, 2]), shape=y.shape)
-    v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=y.shape)
-    return MultiHeadAttention(q, k, v, m, num_heads=qh.shape[1],
-                              scale=c.attrs.value * c2.attrs.value)
+    return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
 
 
 @rule(MaskedHeadAttentionMulScale)
 def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
     assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
     assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
     assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
-    k = Reshape(Transpose(kt, perm=[0, 3, 1, 2]), shape=y.shape)
-    v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=y.shape)
-    return MultiHeadAttention(q, k, v, m, num_heads=qh.shape[1], scale=c.attrs.value)
+    return head_attention(y, qh, kt, vh, c.attrs.value, m)
+
+
+@rule(MaskedHeadAttentionNoScale)
+def fuse_head_attention_no_scale(y, qh, kt, vh, m):
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
+    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
+    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
+    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
+    return head_attention(y, qh, kt, vh, 1.0, m)
+
+
+@rule(HeadAttentionSplitScale)
+def fuse_unmasked_head_attention_split_scale(y, qh, kt, vh, c, c2):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
+    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
+    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
+
+
+@rule(HeadAttentionMulScale)
+def fuse_unmasked_head_attention_mul_scale(y, qh, kt, vh, c):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
+    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
+    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    return head_attention(y, qh, kt, vh, c.attrs.value)
+
+
+@rule(HeadAttentionNoScale)
+def fuse_unmasked_head_attention_no_scale(y, qh, kt, vh):
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
+    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
+    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    return head_attention(y, qh, kt, vh, 1.0)
 
 
 # ---- sequence-first attention -----------------------------------------------------------------

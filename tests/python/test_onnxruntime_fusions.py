@@ -30,7 +30,12 @@ def attention_graph(spelling, batch=2, queries=6, keys=6, heads=3, size=4, mask=
             f"  (node v (input :shape [{batch} {keys} {hidden}]))\n")
     if mask is not None:
         text += f"  (node m (input :shape [{' '.join(map(str, mask))}]))\n"
-    text += head_split("qh", "q", batch, queries, heads, size)
+    if spelling == "noscale":  # the query scaled before its head split (OPT, dynamo)
+        text += (f"  (node c (constant :shape [] :value {size ** -0.5!r}))\n"
+                 "  (node qp (mul q c))\n")
+        text += head_split("qh", "qp", batch, queries, heads, size)
+    else:
+        text += head_split("qh", "q", batch, queries, heads, size)
     text += head_split("vh", "v", batch, keys, heads, size)
     if spelling == "dynamo":  # K through (B*N, L, H), then its transpose, back to 4-d
         text += head_split("kh", "k", batch, keys, heads, size)
@@ -48,6 +53,8 @@ def attention_graph(spelling, batch=2, queries=6, keys=6, heads=3, size=4, mask=
                  f"  (node c2 (constant :shape [] :value {root!r}))\n"
                  "  (node qs (mul qh c1))\n  (node ks (mul kt c2))\n"
                  "  (node s (matmul qs ks))\n")
+    elif spelling == "noscale":
+        text += "  (node s (matmul qh kt))\n"
     elif spelling == "div":
         text += (f"  (node c (constant :shape [] :value {size ** 0.5!r}))\n"
                  "  (node p (matmul qh kt))\n  (node s (div p c))\n")
@@ -74,6 +81,8 @@ SPELLINGS = [
     ("sdpa", None),
     ("sdpa", (2, 1, 1, 6)),
     ("dynamo", (2, 1, 1, 6)),
+    ("noscale", None),
+    ("noscale", (2, 1, 1, 6)),
 ]
 
 
@@ -149,6 +158,33 @@ def test_attention_on_computed_head_tensors_fuses(saturate, library, tmp_path):
     assert_fuses_once_and_verifies(saturate, library, graph, tmp_path)
 
 
+# The scale spellings of attention on computed heads, with and without a mask: (scores' text,
+# whether the mask is added). "qscale" is torchvision's Swin: q = q * scale before the product.
+HEAD_SCALES = {
+    "split": "  (node qs (mul qh c1))\n  (node ks (mul kt c2))\n  (node s (matmul qs ks))\n",
+    "mul": "  (node p (matmul qh kt))\n  (node s (mul p c1))\n",
+    "qscale": "  (node qs (mul qh c1))\n  (node s (matmul qs kt))\n",
+    "none": "  (node s (matmul qh kt))\n",
+}
+
+
+@pytest.mark.parametrize("scale", HEAD_SCALES)
+@pytest.mark.parametrize("masked", [True, False])
+def test_every_scale_of_attention_on_computed_heads_fuses(saturate, library, tmp_path, scale,
+                                                         masked):
+    scores = HEAD_SCALES[scale]
+    if not masked:
+        scores = scores.replace("(node s ", "(node sm ")
+    text = HEADS.replace(
+        "  (node qs (mul qh c1))\n  (node ks (mul kt c2))\n  (node s (matmul qs ks))\n", scores)
+    if not masked:
+        text = text.replace("  (node sm (add s m))\n", "").replace(
+            "  (node m (input :shape [1 1 6 6]))\n", "")
+    graph = tmp_path / "graph.sxp"
+    graph.write_text(text)
+    assert_fuses_once_and_verifies(saturate, library, graph, tmp_path)
+
+
 def test_computed_heads_merged_to_another_layout_do_not_fuse(saturate, library, tmp_path):
     """(B, N, S, H) merged into an (S, B, D)-shaped value is not the fused kernel's (B, S, D)
     layout with batch and sequence renamed: the rule must refuse it."""
@@ -157,15 +193,26 @@ def test_computed_heads_merged_to_another_layout_do_not_fuse(saturate, library, 
     assert greedy_applications(saturate, library, graph, tmp_path) == 0
 
 
-def test_a_reshape_that_is_not_a_head_split_does_not_fuse(saturate, library, tmp_path):
-    """(B, S, D) viewed as (B, N, S, H) mixes positions into heads: not attention per head."""
+def test_a_reshape_that_is_not_a_head_split_fuses_only_as_computed_heads(saturate, library,
+                                                                          tmp_path):
+    """(B, S, D) viewed as (B, N, S, H) mixes positions into heads: not the head split the
+    kernel makes of q. Only the computed-heads rule may fuse it, merging those heads back into
+    (B, S, D) with an explicit transpose and reshape, so the kernel's own split gives them back
+    (verified in float64)."""
     text = attention_graph("eager").replace(
         "(node qh_r (reshape q :shape [2 6 3 4]))", "(node qh_r (reshape q :shape [2 3 6 4]))")
     text = text.replace("(node qh (transpose qh_r :perm [0 2 1 3]))",
                         "(node qh (transpose qh_r :perm [0 1 2 3]))")
     graph = tmp_path / "graph.sxp"
     graph.write_text(text)
-    assert greedy_applications(saturate, library, graph, tmp_path) == 0
+    report_path = tmp_path / "report.json"
+    result = saturate("pm", "apply", library, graph, "--verify", "--json", report_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["verified"] is True
+    applied = {rule["rule"]: rule["applications"] for rule in report["rules"]
+               if rule["applications"]}
+    assert applied == {"fuse_unmasked_head_attention_mul_scale": 1}
 
 
 def seq_first_graph(key_spelling, batch=2, length=5, heads=3, size=4, mask=None, merge="flat"):
