@@ -21,6 +21,7 @@
 #include "driver/verification.h"
 #include "ir/dot_writer.h"
 #include "ir/text_format.h"
+#include "onnx/onnx_export.h"
 #include "pm/explain.h"
 #include "pm/format_reader.h"
 #include "pm/rewriter.h"
@@ -70,7 +71,15 @@ void run_apply(const ApplyOptions& options) {
       {{"-o", options.output_path}, {"--dot", options.dot_path}, {"--json", options.json_path}});
   pm::Module module = pm::load_pmb(options.patterns);
   driver::check_rule_names(module, options.patterns);
-  ir::Graph graph = load_graph(options.graph, options.reduced, options.input_shapes);
+  driver::LoadedModel loaded =
+      load_graph_source(options.graph, options.reduced, options.input_shapes);
+  const bool writes_onnx = ends_with(options.output_path, ".onnx");
+  if (writes_onnx && !loaded.onnx) {
+    throw Error("cannot write '" + options.output_path +
+                "': exporting to ONNX needs the weights of an ONNX model, and '" + options.graph +
+                "' is not one (write .sxp instead)");
+  }
+  const ir::Graph& graph = loaded.graph;
   if (!options.explain_value.empty()) {
     std::printf("%s", pm::explain(graph, module, options.explain_value).c_str());
     return;
@@ -110,9 +119,19 @@ void run_apply(const ApplyOptions& options) {
   // A graph that failed verification is not written (unless --keep-unverified); the report is,
   // with the verdict. Everything is built before the first file is written.
   if (verified || options.keep_unverified) {
-    const std::string text = options.output_path.empty() ? "" : ir::write_text(result.graph);
+    // An ONNX input's rewrite is written as ONNX to a .onnx path (its weights and opaque nodes
+    // from the input, com.microsoft kernels with their opset), checked by the ONNX checker.
+    const bool streamed = writes_onnx && onnx::writes_external_data(result.graph, *loaded.onnx,
+                                                                    onnx::ExternalData::Auto);
+    std::string text;
+    if (writes_onnx && !streamed) {
+      text = onnx::export_onnx(result.graph, *loaded.onnx);
+    } else if (!writes_onnx && !options.output_path.empty()) {
+      text = ir::write_text(result.graph);
+    }
     const std::string dot = options.dot_path.empty() ? "" : ir::write_dot(result.graph);
-    if (!options.output_path.empty()) write_file_atomically(options.output_path, text);
+    if (streamed) onnx::write_onnx(result.graph, *loaded.onnx, options.output_path);
+    if (!text.empty()) write_file_atomically(options.output_path, text);
     if (!options.dot_path.empty()) write_file_atomically(options.dot_path, dot);
   }
   if (!options.json_path.empty())
@@ -139,11 +158,12 @@ void register_pm_command(CLI::App& app) {
   auto* apply =
       pm->add_subcommand("apply", "Rewrite a graph greedily with a .pmb until nothing matches");
   apply->add_option("PATTERNS", apply_options->patterns, "Compiled patterns (.pmb)")->required();
-  apply->add_option("MODEL", apply_options->graph, "Bundled model name or .sxp graph file")
+  apply->add_option("MODEL", apply_options->graph, "Bundled model name, .sxp graph or .onnx model")
       ->required();
   apply->add_flag("--reduced", apply_options->reduced, "Use the reduced-size variant of a model");
   add_input_shape_option(apply, apply_options->input_shapes);
-  apply->add_option("-o,--output", apply_options->output_path, "Write the rewritten graph (.sxp)");
+  apply->add_option("-o,--output", apply_options->output_path,
+                    "Write the rewritten graph (.sxp, or .onnx for an ONNX input)");
   apply->add_option("--dot", apply_options->dot_path, "Write the rewritten graph as DOT");
   apply->add_option("--json", apply_options->json_path, "Write a JSON report");
   apply->add_option("--explain", apply_options->explain_value,

@@ -747,6 +747,27 @@ def test_a_failed_pm_apply_verification_writes_only_the_report_and_exits_3(satur
     assert "sigmoid" in output.read_text()
 
 
+def test_pm_apply_writes_onnx_only_for_an_onnx_input(saturate, tmp_path):
+    source, patterns = tmp_path / "wrong.py", tmp_path / "wrong.pmb"
+    source.write_text(WRONG_PYPM)
+    assert saturate("pm", "compile", source, "-o", patterns).returncode == 0
+    model, output = tmp_path / "model.onnx", tmp_path / "out.onnx"
+    onnx.save(relu_dense_model(), model)
+    result = saturate("pm", "apply", patterns, model, "-o", output)
+    assert result.returncode == 0, result.stderr
+    written = onnx.load(output)
+    onnx.checker.check_model(written, full_check=True)
+    assert [n.op_type for n in written.graph.node].count("Sigmoid") == 1
+    # A .sxp graph has no weights to write: a clear error, nothing written.
+    graph = tmp_path / "model.sxp"
+    graph.write_text(RELU_DENSE_SXP)
+    output.unlink()
+    result = saturate("pm", "apply", patterns, graph, "-o", output)
+    assert result.returncode == 1
+    assert "exporting to ONNX needs the weights of an ONNX model" in result.stderr
+    assert not output.exists()
+
+
 def test_the_wrong_rule_fails_only_verification(saturate, tmp_path):
     # Without --verify the same run succeeds and writes the (wrong) model: exit 3 above is the
     # verdict of --verify, not an error of the rule or the model.
