@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,10 +23,12 @@
 #include "ir/dot_writer.h"
 #include "ir/text_format.h"
 #include "onnx/onnx_export.h"
+#include "onnx/onnxruntime_helper.h"
 #include "pm/explain.h"
 #include "pm/format_reader.h"
 #include "pm/rewriter.h"
 #include "support/error.h"
+#include "support/python_helper.h"
 #include "support/strings.h"
 
 namespace saturate::cli {
@@ -60,6 +63,25 @@ void run_compile(const CompileOptions& options) {
   std::fputs(done.output.c_str(), stdout);
   if (done.exit_code != 0)
     throw Error("pm compile: the PyPM front end failed on " + options.source);
+}
+
+// Runs the input model and its rewrite (`rewritten`: ONNX bytes) in ONNX Runtime on the same
+// random inputs, as optimize --verify does; records the verdict in `report`.
+bool verify_in_onnxruntime(const std::string& input_path, const std::string& rewritten,
+                           nlohmann::ordered_json& report) {
+  std::unique_ptr<onnx::OnnxruntimeHelper> helper;
+  try {
+    helper = std::make_unique<onnx::OnnxruntimeHelper>(python_executable(), python_package_dir());
+  } catch (const Error& error) {
+    throw Error(std::string("pm apply --verify on an ONNX model needs Python with onnxruntime: ") +
+                error.what());
+  }
+  onnx::ModelCheckRequest request;
+  request.verify = true;
+  std::fprintf(stderr, "checking in ONNX Runtime: comparing their outputs\n");
+  const onnx::ModelCheckAnswer answer = helper->check_models(
+      onnx::ModelSource::file(input_path), onnx::ModelSource::in_memory(rewritten), request);
+  return driver::record_onnxruntime_verification(*answer.verification, report);
 }
 
 void run_apply(const ApplyOptions& options) {
@@ -109,7 +131,28 @@ void run_apply(const ApplyOptions& options) {
     table.add_row({rule.name, std::to_string(rule.matches), std::to_string(rule.applications)});
   }
   report["rules"] = rules;
-  const bool verified = !options.verify || driver::verify_rewrite(graph, result.graph, report);
+  // An ONNX input's rewrite is exported as ONNX (its weights and opaque nodes from the input,
+  // com.microsoft kernels with their opset; checked by the ONNX checker) to be verified in ONNX
+  // Runtime, which has kernels for the opaque operators the reference interpreter lacks, and
+  // to be written to a .onnx path.
+  const bool exports_onnx = loaded.onnx && (writes_onnx || options.verify);
+  const bool streamed = exports_onnx && onnx::writes_external_data(result.graph, *loaded.onnx,
+                                                                   onnx::ExternalData::Auto);
+  if (streamed && options.verify) {
+    throw Error(
+        "pm apply --verify: the rewritten model's weights go to external data, which "
+        "pm apply does not check in ONNX Runtime; use saturate optimize --no-rules "
+        "--pypm " +
+        options.patterns + " --verify");
+  }
+  const std::string onnx_bytes =
+      exports_onnx && !streamed ? onnx::export_onnx(result.graph, *loaded.onnx) : "";
+  bool verified = true;
+  if (options.verify && loaded.onnx) {
+    verified = verify_in_onnxruntime(options.graph, onnx_bytes, report);
+  } else if (options.verify) {
+    verified = driver::verify_rewrite(graph, result.graph, report);
+  }
   std::printf("%s", table.render().c_str());
   std::printf("%s: %zu -> %zu operators, cost %s -> %s ms, %zu passes%s, %.3f s\n",
               graph.name().c_str(), graph.num_operators(), result.graph.num_operators(),
@@ -119,18 +162,10 @@ void run_apply(const ApplyOptions& options) {
   // A graph that failed verification is not written (unless --keep-unverified); the report is,
   // with the verdict. Everything is built before the first file is written.
   if (verified || options.keep_unverified) {
-    // An ONNX input's rewrite is written as ONNX to a .onnx path (its weights and opaque nodes
-    // from the input, com.microsoft kernels with their opset), checked by the ONNX checker.
-    const bool streamed = writes_onnx && onnx::writes_external_data(result.graph, *loaded.onnx,
-                                                                    onnx::ExternalData::Auto);
-    std::string text;
-    if (writes_onnx && !streamed) {
-      text = onnx::export_onnx(result.graph, *loaded.onnx);
-    } else if (!writes_onnx && !options.output_path.empty()) {
-      text = ir::write_text(result.graph);
-    }
+    std::string text = writes_onnx ? onnx_bytes : "";
+    if (!writes_onnx && !options.output_path.empty()) text = ir::write_text(result.graph);
     const std::string dot = options.dot_path.empty() ? "" : ir::write_dot(result.graph);
-    if (streamed) onnx::write_onnx(result.graph, *loaded.onnx, options.output_path);
+    if (writes_onnx && streamed) onnx::write_onnx(result.graph, *loaded.onnx, options.output_path);
     if (!text.empty()) write_file_atomically(options.output_path, text);
     if (!options.dot_path.empty()) write_file_atomically(options.dot_path, dot);
   }
@@ -171,8 +206,9 @@ void register_pm_command(CLI::App& app) {
   apply->add_option("--max-passes", apply_options->max_passes, "Pass cap (reported when hit)")
       ->check(kPositiveCount);
   apply->add_flag("--verify", apply_options->verify,
-                  "Run both graphs in the reference interpreter (float64) on the same random "
-                  "inputs; on a mismatch write only the --json report and exit with status 3");
+                  "Run both graphs on the same random inputs (in the reference interpreter in "
+                  "float64; an ONNX model and its rewrite in ONNX Runtime); on a mismatch write "
+                  "only the --json report and exit with status 3");
   apply->add_flag("--keep-unverified", apply_options->keep_unverified,
                   "With --verify: write the outputs even when verification fails");
   apply->callback([apply_options] { run_apply(*apply_options); });

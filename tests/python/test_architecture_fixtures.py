@@ -75,19 +75,16 @@ def test_swin_window_attention_fuses_as_computed_heads(saturate, onnxruntime_lib
     """The three window attentions without a shift (the second stage's windows cover the whole
     map, so its shift is off) fuse greedily: packed QKV heads, the query scaled, the relative
     position bias as the mask. The shifted one adds its mask through a 5-d view and stays.
-    pm apply writes ONNX for an ONNX input; verified in ONNX Runtime (the reference
-    interpreter of pm apply --verify has no Gather)."""
-    from saturate import onnx_check
-
+    pm apply verifies an ONNX input's rewrite in ONNX Runtime (the reference interpreter has
+    no Gather) and writes it as ONNX."""
     source, out = FIXTURES / f"swin_small.{exporter}.onnx", tmp_path / "out.onnx"
     report_path = tmp_path / "report.json"
-    result = saturate("pm", "apply", onnxruntime_library, source, "--json", report_path,
-                      "-o", out)
+    result = saturate("pm", "apply", onnxruntime_library, source, "--verify", "--json",
+                      report_path, "-o", out)
     assert result.returncode == 0, result.stderr
-    check = onnx_check.compare_models(str(source), str(out), seed=3, trials=2)
-    assert check.ok, check
+    report = json.loads(report_path.read_text())
+    assert report["verified"] is True and report["verify_runtime"] == "onnxruntime"
     written = onnx.load(str(out))
     assert sum(n.op_type == "MultiHeadAttention" for n in written.graph.node) == 3
-    report = json.loads(report_path.read_text())
     applied = {r["rule"]: r["applications"] for r in report["rules"] if r["applications"]}
     assert applied.get("fuse_head_attention_no_scale") == 3

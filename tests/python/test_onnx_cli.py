@@ -758,10 +758,18 @@ def test_pm_apply_writes_onnx_only_for_an_onnx_input(saturate, tmp_path):
     written = onnx.load(output)
     onnx.checker.check_model(written, full_check=True)
     assert [n.op_type for n in written.graph.node].count("Sigmoid") == 1
+    # --verify runs an ONNX input and its rewrite in ONNX Runtime: the wrong rule is caught
+    # (exit 3) and nothing but the report is written.
+    output.unlink()
+    report = tmp_path / "report.json"
+    result = saturate("pm", "apply", patterns, model, "--verify", "-o", output, "--json", report)
+    assert result.returncode == 3, result.stderr
+    assert not output.exists()
+    verdict = json.loads(report.read_text())
+    assert verdict["verified"] is False and verdict["verify_runtime"] == "onnxruntime"
     # A .sxp graph has no weights to write: a clear error, nothing written.
     graph = tmp_path / "model.sxp"
     graph.write_text(RELU_DENSE_SXP)
-    output.unlink()
     result = saturate("pm", "apply", patterns, graph, "-o", output)
     assert result.returncode == 1
     assert "exporting to ONNX needs the weights of an ONNX model" in result.stderr
