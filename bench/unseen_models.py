@@ -32,6 +32,7 @@ import argparse
 import importlib.util
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import time
@@ -58,6 +59,7 @@ import torchvision  # noqa: E402
 import transformers as tf  # noqa: E402
 
 VOCAB = em.VOCAB
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 # Small shared sizes: hidden 64, 4 heads, 2 layers, as the fixtures.
 TEXT = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
 DECODER = dict(TEXT, vocab_size=VOCAB, max_position_embeddings=64, use_cache=False)
@@ -162,8 +164,48 @@ def vision_models():
     ]
 
 
-def all_models():
-    return hf_models() + vision_models()
+# Medium sizes (--size medium), where kernels cost more than ONNX Runtime's per-node overhead:
+# hidden 512, 8 heads, 4 layers, sequence 128 (as the benchmark's Llama), images 224x224.
+MEDIUM_VOCAB, MEDIUM_SEQ = 8000, 128
+MEDIUM_TEXT = dict(hidden_size=512, num_hidden_layers=4, num_attention_heads=8,
+                   intermediate_size=1376)
+MEDIUM_DECODER = dict(MEDIUM_TEXT, vocab_size=MEDIUM_VOCAB, max_position_embeddings=512,
+                      use_cache=False)
+
+
+def medium_models():
+    gqa = dict(MEDIUM_DECODER, num_key_value_heads=4)
+    text_mask = ("text_mask", MEDIUM_VOCAB, MEDIUM_SEQ)
+    text_only = ("text", MEDIUM_VOCAB, MEDIUM_SEQ)
+    tv = torchvision.models
+    return [
+        ("roberta_m", lambda: text(tf.RobertaModel(tf.RobertaConfig(
+            vocab_size=MEDIUM_VOCAB, max_position_embeddings=520, **MEDIUM_TEXT),
+            add_pooling_layer=False), True), text_mask),
+        ("t5_encoder_m", lambda: text(tf.T5EncoderModel(tf.T5Config(
+            vocab_size=MEDIUM_VOCAB, d_model=512, d_kv=64, d_ff=1376, num_layers=4, num_heads=8,
+            feed_forward_proj="gated-gelu")), True), text_mask),
+        ("opt_m", lambda: text(tf.OPTModel(tf.OPTConfig(
+            vocab_size=MEDIUM_VOCAB, hidden_size=512, num_hidden_layers=4, num_attention_heads=8,
+            ffn_dim=2048, word_embed_proj_dim=512, max_position_embeddings=512,
+            use_cache=False)), True), text_mask),
+        ("mistral_m", lambda: text(tf.MistralModel(tf.MistralConfig(**gqa)), False), text_only),
+        ("qwen2_m", lambda: text(tf.Qwen2Model(tf.Qwen2Config(**gqa)), False), text_only),
+        ("phi3_m", lambda: text(tf.Phi3Model(tf.Phi3Config(pad_token_id=0, **gqa)), False),
+         text_only),
+        ("gpt_neox_m", lambda: text(tf.GPTNeoXModel(tf.GPTNeoXConfig(**MEDIUM_DECODER)), False),
+         text_only),
+        ("clip_vision_m", lambda: VisionWrapper(tf.CLIPVisionModel(tf.CLIPVisionConfig(
+            image_size=224, patch_size=16, **MEDIUM_TEXT))), ("image", 224)),
+        ("mobilenet_v2_m", lambda: tv.mobilenet_v2(weights=None), ("image", 224)),
+        ("efficientnet_b0_m", lambda: tv.efficientnet_b0(weights=None), ("image", 224)),
+        ("convnext_tiny_m", lambda: tv.convnext_tiny(weights=None), ("image", 224)),
+        ("swin_t_m", lambda: tv.swin_t(weights=None), ("image", 224)),
+    ]
+
+
+def all_models(size="small"):
+    return medium_models() if size == "medium" else hf_models() + vision_models()
 
 
 def export_one(name, factory, kind, exporter, export_dir, seed):
@@ -202,8 +244,10 @@ def optimize(args, path, work):
     out = work / f"{path.stem}.saturate.onnx"
     report = work / f"{path.stem}.saturate.json"
     out.unlink(missing_ok=True)
-    cmd = [str(args.binary), "optimize", str(path), "-o", str(out), "--cost", "analytic",
-           "--latency-runs", "0", "--verify", "--json", str(report)]
+    cost = (["--threads", str(args.threads)] if args.measured
+            else ["--cost", "analytic", "--latency-runs", "0"])
+    cmd = [str(args.binary), "optimize", str(path), "-o", str(out), *cost, "--verify", "--json",
+           str(report)]
     start = time.perf_counter()
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
@@ -224,28 +268,46 @@ def optimize(args, path, work):
     entry["ops_before"] = peers.op_counts(path)["nodes"]
     entry["ops_after"] = peers.op_counts(out)["nodes"]
     entry["opaque_nodes"] = data.get("opaque_nodes")
+    entry["kept_original"] = data.get("kept_original")
+    entry["latency_check"] = data.get("latency_check")
     return entry
 
 
 def markdown(rows, args):
     m = peers.machine(args.binary)
+    how = (f"`saturate optimize --threads {args.threads} --verify` (measured costs and the "
+           "latency check: the defaults), the output checked again in ONNX Runtime. The latency "
+           "column is the check's medians; the kernels are what extraction chose and the check "
+           "kept" if args.measured else
+           "`saturate optimize --cost analytic --latency-runs 0 --verify`, the output checked "
+           "again in ONNX Runtime. No timing: the kernels are what the patterns matched")
     lines = ["# Saturate on exports its fixtures were not written for", "",
              "`bench/unseen_models.py` (commit "
              f"{m.get('commit')}{' (dirty)' if m.get('dirty') else ''}, ONNX Runtime "
-             f"{m.get('onnxruntime')}): small, randomly initialised models exported by both "
-             "PyTorch exporters, `saturate optimize --cost analytic --latency-runs 0 --verify`, "
-             "the output checked again in ONNX Runtime. No timing: the kernels are what the "
-             "patterns matched.", "",
-             "| model | exporter | export | saturate | s | nodes before → after | fused kernels |",
-             "|---|---|---|---|--:|---|---|"]
+             f"{m.get('onnxruntime')}, {m.get('cpu', 'an unknown CPU')}): {args.size} "
+             f"randomly initialised models (`--size {args.size}`) exported by both PyTorch "
+             f"exporters, {how}.", "",
+             "| model | exporter | export | saturate | s | nodes before → after | fused kernels |"
+             + (" latency check |" if args.measured else ""),
+             "|---|---|---|---|--:|---|---|" + ("---|" if args.measured else "")]
     for r in rows:
         sat = r.get("saturate", {})
         fused = ", ".join(f"{n} {k}" for k, n in sorted(sat.get("fused_operators", {}).items()))
         nodes = (f"{sat['ops_before']} → {sat['ops_after']}" if "ops_after" in sat else "-")
-        lines.append(f"| {r['model']} | {r['exporter']} | {r['export']} | "
-                     f"{sat.get('status', '-')} | {sat.get('optimize_seconds', '-')} | "
-                     f"{nodes} | {fused or '-'} |")
+        row = (f"| {r['model']} | {r['exporter']} | {r['export']} | "
+               f"{sat.get('status', '-')} | {sat.get('optimize_seconds', '-')} | "
+               f"{nodes} | {fused or '-'} |")
+        if args.measured:
+            check = sat.get("latency_check") or {}
+            row += (f" {check.get('kept', '-')} ({check.get('original_median_ms', 0):.2f} → "
+                    f"{check.get('optimized_median_ms', 0):.2f} ms) |" if check else " - |")
+        lines.append(row)
     return "\n".join(lines) + "\n"
+
+
+def output_name(args):
+    return ("unseen_models" + ("_medium" if args.size == "medium" else "")
+            + ("_measured" if args.measured else ""))
 
 
 def main():
@@ -259,6 +321,15 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--verify-trials", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--size", choices=["small", "medium"], default="small",
+                    help="small: fixture-size models (hidden 64, 2 layers, sequence 16); "
+                         "medium: hidden 512, 4 layers, sequence 128, images 224 (a dozen "
+                         "models, for --measured)")
+    ap.add_argument("--measured", action="store_true",
+                    help="Saturate's defaults instead: ONNX Runtime's measured costs and the "
+                         "whole-model latency check (minutes per model)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="with --measured, the threads ONNX Runtime times with")
     ap.add_argument("--work-dir", type=pathlib.Path, default=pathlib.Path("/work/unseen-work"),
                     help="where Saturate's outputs and reports go")
     ap.add_argument("--export-only", action="store_true",
@@ -267,7 +338,7 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="use an export already in --export-dir instead of exporting again")
     args = ap.parse_args()
-    models = all_models()
+    models = all_models(args.size)
     if args.models:
         models = [m for m in models if m[0] in args.models]
     for folder in (args.export_dir, args.out_dir, args.work_dir):
@@ -286,7 +357,8 @@ def main():
                     record_export(args.export_dir, row, path)
                 row["export"] = "ok"
             except Exception as e:  # noqa: BLE001
-                row["export"] = "failed: " + peers.one_line(f"{type(e).__name__}: {e}", 200)
+                message = ANSI_ESCAPE.sub("", f"{type(e).__name__}: {e}")  # exporters colour
+                row["export"] = "failed: " + peers.one_line(message, 200)
                 path.unlink(missing_ok=True)
             if row["export"] == "ok" and not args.export_only:
                 row["saturate"] = optimize(args, path, args.work_dir)
@@ -296,10 +368,10 @@ def main():
             rows.append(row)
             if args.export_only:
                 continue
-            (args.out_dir / "unseen_models.json").write_text(json.dumps(
+            (args.out_dir / f"{output_name(args)}.json").write_text(json.dumps(
                 {"machine": peers.machine(args.binary), "rows": rows}, indent=1) + "\n")
     if not args.export_only:
-        (args.out_dir / "unseen_models.md").write_text(markdown(rows, args))
+        (args.out_dir / f"{output_name(args)}.md").write_text(markdown(rows, args))
     return 0
 
 
