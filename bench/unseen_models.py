@@ -269,6 +269,7 @@ def optimize(args, path, work):
     entry["ops_after"] = peers.op_counts(out)["nodes"]
     entry["opaque_nodes"] = data.get("opaque_nodes")
     entry["kept_original"] = data.get("kept_original")
+    entry["extracted_fused_operators"] = data.get("extracted_fused_operators") or {}
     entry["latency_check"] = data.get("latency_check")
     return entry
 
@@ -288,8 +289,8 @@ def markdown(rows, args):
              f"randomly initialised models (`--size {args.size}`) exported by both PyTorch "
              f"exporters, {how}.", "",
              "| model | exporter | export | saturate | s | nodes before → after | fused kernels |"
-             + (" latency check |" if args.measured else ""),
-             "|---|---|---|---|--:|---|---|" + ("---|" if args.measured else "")]
+             + (" latency check | extracted before the check |" if args.measured else ""),
+             "|---|---|---|---|--:|---|---|" + ("---|---|" if args.measured else "")]
     for r in rows:
         sat = r.get("saturate", {})
         fused = ", ".join(f"{n} {k}" for k, n in sorted(sat.get("fused_operators", {}).items()))
@@ -299,15 +300,18 @@ def markdown(rows, args):
                f"{nodes} | {fused or '-'} |")
         if args.measured:
             check = sat.get("latency_check") or {}
+            extracted = ", ".join(f"{n} {k}" for k, n in
+                                  sorted(sat.get("extracted_fused_operators", {}).items()))
             row += (f" {check.get('kept', '-')} ({check.get('original_median_ms', 0):.2f} → "
                     f"{check.get('optimized_median_ms', 0):.2f} ms) |" if check else " - |")
+            row += f" {extracted or '-'} |"
         lines.append(row)
     return "\n".join(lines) + "\n"
 
 
 def output_name(args):
     return ("unseen_models" + ("_medium" if args.size == "medium" else "")
-            + ("_measured" if args.measured else ""))
+            + (f"_measured_t{args.threads}" if args.measured else ""))
 
 
 def main():
