@@ -80,7 +80,10 @@ TOOLS = PEERS + ["saturate"]
 
 # onnxruntime.transformers.optimizer model types by model name (the part of the file name
 # before the first dot).  DistilBERT is optimized as "bert", as ORT's docs say.
-ORT_MODEL_TYPES = {"bert": "bert", "distilbert": "bert", "gpt2": "gpt2", "vit": "vit"}
+ORT_MODEL_TYPES = {"bert": "bert", "distilbert": "bert", "gpt2": "gpt2", "vit": "vit",
+                   # bench/unseen_models.py's architectures (RoBERTa is BERT to ORT's optimizer)
+                   "roberta": "bert", "gpt_neox": "gpt_neox", "clip_vision": "clip",
+                   "swin": "swin", "t5_encoder": "t5", "phi3": "phi"}
 # (num_heads, hidden_size) of the configurations in tests/fixtures/exporters/export_models.py;
 # ORT's optimizer is told them instead of guessing from the graph.  Other names: 0, 0 (ORT
 # detects them).
@@ -89,6 +92,9 @@ ORT_HEADS = {
     "vit_b_16": (12, 768),
     "bert": (4, 64), "bert_eager": (4, 64), "bert_sdpa": (4, 64), "distilbert": (4, 64),
     "gpt2": (4, 64), "vit": (4, 64),
+    # bench/unseen_models.py --size medium: hidden 512, 8 heads.
+    **{name: (8, 512) for name in ("roberta_m", "gpt_neox_m", "clip_vision_m", "t5_encoder_m",
+                                   "phi3_m")},
 }
 SKIP_REASONS = {
     "llama": "onnxruntime.transformers.optimizer has no Llama model type (its types: bart, bert, "
@@ -97,6 +103,9 @@ SKIP_REASONS = {
     "resnet": "no onnxruntime.transformers.optimizer model type for convolutional networks",
     "mobilenet": "no onnxruntime.transformers.optimizer model type for convolutional networks",
     "shufflenet": "no onnxruntime.transformers.optimizer model type for convolutional networks",
+    "opt": "onnxruntime.transformers.optimizer has no OPT model type",
+    "mistral": "onnxruntime.transformers.optimizer has no Mistral model type",
+    "qwen2": "onnxruntime.transformers.optimizer has no Qwen2 model type (it has qwen3)",
 }
 # ONNX Runtime kernels that it declares in the default ONNX domain, not in com.microsoft.
 DEFAULT_DOMAIN_KERNELS = {"SimplifiedLayerNormalization"}
