@@ -95,12 +95,8 @@ void run_apply(const ApplyOptions& options) {
   driver::check_rule_names(module, options.patterns);
   driver::LoadedModel loaded =
       load_graph_source(options.graph, options.reduced, options.input_shapes);
+  driver::check_onnx_output(options.output_path, loaded.onnx != nullptr, options.graph);
   const bool writes_onnx = ends_with(options.output_path, ".onnx");
-  if (writes_onnx && !loaded.onnx) {
-    throw Error("cannot write '" + options.output_path +
-                "': exporting to ONNX needs the weights of an ONNX model, and '" + options.graph +
-                "' is not one (write .sxp instead)");
-  }
   const ir::Graph& graph = loaded.graph;
   if (!options.explain_value.empty()) {
     std::printf("%s", pm::explain(graph, module, options.explain_value).c_str());

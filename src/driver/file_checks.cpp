@@ -101,4 +101,11 @@ void check_outputs(const std::vector<std::string>& inputs, const std::vector<Out
   }
 }
 
+void check_onnx_output(const std::string& output, bool onnx_input, const std::string& spec) {
+  if (!ends_with(output, ".onnx") || onnx_input) return;
+  throw Error("cannot write '" + output +
+              "': exporting to ONNX needs the weights of an ONNX model, and '" + spec +
+              "' is not one (write .sxp instead)");
+}
+
 }  // namespace saturate::driver

@@ -27,4 +27,8 @@ struct OutputFile {
 // weakly_canonical otherwise), so `./in.onnx` and a symlink to it are the input too.
 void check_outputs(const std::vector<std::string>& inputs, const std::vector<OutputFile>& outputs);
 
+// An ONNX output (a path ending in .onnx) needs the weights of an ONNX input: throws
+// saturate::Error naming both when `spec` (the MODEL argument) is not one.
+void check_onnx_output(const std::string& output, bool onnx_input, const std::string& spec);
+
 }  // namespace saturate::driver

@@ -120,11 +120,7 @@ void Pipeline::apply_defaults(const LoadedModel& loaded) {
   if (onnx_input || options_.cost.kind == "onnxruntime") {
     options_.cost.threads = onnxruntime_threads(options_.cost.threads);
   }
-  if (ends_with(options_.outputs.model, ".onnx") && !onnx_input) {
-    throw Error("cannot write '" + options_.outputs.model +
-                "': exporting to ONNX needs the weights of an ONNX model, and '" + input_.spec +
-                "' is not one (write .sxp instead)");
-  }
+  check_onnx_output(options_.outputs.model, onnx_input, input_.spec);
 }
 
 std::unique_ptr<cost::CostModel> Pipeline::make_model() {
