@@ -413,17 +413,16 @@ def head_attention(y, qh, kt, vh, scale, m=None):
     return MultiHeadAttention(*inputs, num_heads=qh.shape[1], scale=scale)
 
 
-# Each head rule checks: self-attention on (B, N, S, H) heads with y (B, S, D); a mask
-# broadcasting to (B, N, S, S); constant, nonzero scales.
+# Each head rule checks: self-attention on (B, N, S, H) heads (the query's and the value's
+# shapes equal, the key's (B, N, H, S)) with y (B, S, D); a mask broadcasting to (B, N, S, S);
+# constant, nonzero scales.
 @rule(MaskedHeadAttentionSplitScale)
 def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
-    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
-    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
     return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
@@ -432,11 +431,9 @@ def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
 @rule(MaskedHeadAttentionMulScale)
 def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
-    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
-    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
-    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
     return head_attention(y, qh, kt, vh, c.attrs.value, m)
@@ -444,11 +441,9 @@ def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
 
 @rule(MaskedHeadAttentionNoScale)
 def fuse_head_attention_no_scale(y, qh, kt, vh, m):
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
-    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
-    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
-    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
     return head_attention(y, qh, kt, vh, 1.0, m)
@@ -458,32 +453,26 @@ def fuse_head_attention_no_scale(y, qh, kt, vh, m):
 def fuse_unmasked_head_attention_split_scale(y, qh, kt, vh, c, c2):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
-    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
-    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
-    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
 
 
 @rule(HeadAttentionMulScale)
 def fuse_unmasked_head_attention_mul_scale(y, qh, kt, vh, c):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
-    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
-    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
-    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     return head_attention(y, qh, kt, vh, c.attrs.value)
 
 
 @rule(HeadAttentionNoScale)
 def fuse_unmasked_head_attention_no_scale(y, qh, kt, vh):
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
-    assert kt.shape[0] == qh.shape[0] and vh.shape[0] == qh.shape[0]
-    assert kt.shape[1] == qh.shape[1] and vh.shape[1] == qh.shape[1]
-    assert kt.shape[3] == qh.shape[2] and vh.shape[3] == qh.shape[3]
+    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     return head_attention(y, qh, kt, vh, 1.0)
 
 
