@@ -67,8 +67,8 @@ void run_compile(const CompileOptions& options) {
 
 // Runs the input model and its rewrite (`rewritten`: ONNX bytes) in ONNX Runtime on the same
 // random inputs, as optimize --verify does; records the verdict in `report`.
-bool verify_in_onnxruntime(const std::string& input_path, const std::string& rewritten,
-                           nlohmann::ordered_json& report) {
+bool verify_onnx_rewrite(const std::string& input_path, const std::string& rewritten,
+                         nlohmann::ordered_json& report) {
   std::unique_ptr<onnx::OnnxruntimeHelper> helper;
   try {
     helper = std::make_unique<onnx::OnnxruntimeHelper>(python_executable(), python_package_dir());
@@ -76,12 +76,9 @@ bool verify_in_onnxruntime(const std::string& input_path, const std::string& rew
     throw Error(std::string("pm apply --verify on an ONNX model needs Python with onnxruntime: ") +
                 error.what());
   }
-  onnx::ModelCheckRequest request;
-  request.verify = true;
   std::fprintf(stderr, "checking in ONNX Runtime: comparing their outputs\n");
-  const onnx::ModelCheckAnswer answer = helper->check_models(
-      onnx::ModelSource::file(input_path), onnx::ModelSource::in_memory(rewritten), request);
-  return driver::record_onnxruntime_verification(*answer.verification, report);
+  return driver::verify_in_onnxruntime(*helper, onnx::ModelSource::file(input_path),
+                                       onnx::ModelSource::in_memory(rewritten), report);
 }
 
 void run_apply(const ApplyOptions& options) {
@@ -145,7 +142,7 @@ void run_apply(const ApplyOptions& options) {
       exports_onnx && !streamed ? onnx::export_onnx(result.graph, *loaded.onnx) : "";
   bool verified = true;
   if (options.verify && loaded.onnx) {
-    verified = verify_in_onnxruntime(options.graph, onnx_bytes, report);
+    verified = verify_onnx_rewrite(options.graph, onnx_bytes, report);
   } else if (options.verify) {
     verified = driver::verify_rewrite(graph, result.graph, report);
   }

@@ -214,11 +214,8 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
   // Its weights are in external data: the output is a re-export of the original, checked too.
   exported_ = export_model(result.original, source, "original-export.onnx");
   if (options_.verify) {
-    onnx::ModelCheckRequest request;
-    request.verify = true;
-    const onnx::ModelCheckAnswer check =
-        onnxruntime_.get()->check_models(original_source(), exported_->source(), request);
-    result.verified = record_onnxruntime_verification(*check.verification, result.report);
+    result.verified = verify_in_onnxruntime(*onnxruntime_.get(), original_source(),
+                                            exported_->source(), result.report);
   }
   result.onnx_bytes = exported_->bytes;
 }

@@ -57,4 +57,12 @@ void record_identical_model(nlohmann::ordered_json& report) {
   report["max_relative_error"] = 0.0;
 }
 
+bool verify_in_onnxruntime(onnx::OnnxruntimeHelper& helper, const onnx::ModelSource& original,
+                           const onnx::ModelSource& rewritten, nlohmann::ordered_json& report) {
+  onnx::ModelCheckRequest request;
+  request.verify = true;
+  const onnx::ModelCheckAnswer answer = helper.check_models(original, rewritten, request);
+  return record_onnxruntime_verification(*answer.verification, report);
+}
+
 }  // namespace saturate::driver

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/graph.h"
+#include "onnx/onnxruntime_helper.h"
 
 namespace saturate::driver {
 
@@ -26,6 +27,12 @@ bool verify_rewrite(const ir::Graph& original, const ir::Graph& rewritten,
 // (per output: max_abs_error, range, relative_to_range, tolerance, ok) and outputs_finite;
 // returns whether the models agree.
 bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::ordered_json& report);
+
+// Runs `original` and `rewritten` in ONNX Runtime through `helper` on the same random inputs
+// (verification only, no timing) and records the verdict as record_onnxruntime_verification;
+// returns whether the models agree.
+bool verify_in_onnxruntime(onnx::OnnxruntimeHelper& helper, const onnx::ModelSource& original,
+                           const onnx::ModelSource& rewritten, nlohmann::ordered_json& report);
 
 // The verdict when the model written is the input's own file, byte for byte (the original was
 // kept): nothing to run, the outputs are identical.
