@@ -209,7 +209,8 @@ def all_models(size="small"):
 
 
 def export_one(name, factory, kind, exporter, export_dir, seed):
-    """Builds and exports one model; returns (path, None) or (None, error)."""
+    """Builds and exports one model and compares it in ONNX Runtime with PyTorch; returns
+    (path, check). An exporter's failure raises (the caller records it)."""
     torch.manual_seed(em.SEED)
     model = em.perturb(factory(), em.SEED).eval()
     feeds, output_names = em.make_inputs(kind, seed)
