@@ -80,10 +80,13 @@ FusionLibraries target_fusions(const std::string& target, const std::vector<std:
   return libraries;
 }
 
-std::map<std::string, size_t> contrib_operator_counts(const ir::Graph& graph) {
+std::map<std::string, size_t> fused_operator_counts(const ir::Graph& original,
+                                                    const ir::Graph& optimized) {
   std::map<std::string, size_t> counts;
   for (ir::OpKind op : kContribOperators) {
-    if (size_t n = graph.nodes_of(op).size(); n > 0) counts[std::string(ir::to_string(op))] = n;
+    size_t before = original.nodes_of(op).size();
+    size_t after = optimized.nodes_of(op).size();
+    if (after > before) counts[std::string(ir::to_string(op))] = after - before;
   }
   return counts;
 }

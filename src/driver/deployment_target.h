@@ -45,9 +45,11 @@ inline constexpr ir::OpKind kContribOperators[] = {
 FusionLibraries target_fusions(const std::string& target,
                                const std::vector<std::string>& allowed = {});
 
-// How many nodes of each ONNX Runtime contrib operator the graph holds, by IR name (the fusion
-// counts of a report).
-std::map<std::string, size_t> contrib_operator_counts(const ir::Graph& graph);
+// How many nodes of each ONNX Runtime contrib operator `optimized` holds beyond those `original`
+// already held, by IR name: the fusion counts of a report (import reads opset 20's
+// Gelu(approximate="tanh") as FastGelu, which no rule fused).
+std::map<std::string, size_t> fused_operator_counts(const ir::Graph& original,
+                                                    const ir::Graph& optimized);
 
 // Adds a module's rules to equality saturation, non-destructively.
 void add_pypm_rules(eqsat::OptimizeOptions& settings, std::shared_ptr<const pm::Module> module);

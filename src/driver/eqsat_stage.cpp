@@ -159,7 +159,7 @@ SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleS
       {"multi_same_class", settings.multi_pattern_same_class},
       {"target", options.target},
       {"fusions", options.fusions.empty() ? std::vector<std::string>{"all"} : options.fusions},
-      {"extracted_fused_operators", contrib_operator_counts(result.graph)},
+      {"extracted_fused_operators", fused_operator_counts(graph, result.graph)},
       {"rules", matched_rules(result)},
       {"rule_count", result.rules.size()},
       {"exploration", nlohmann::json::parse(result.exploration.to_json(true, -1))}};

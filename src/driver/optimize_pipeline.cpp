@@ -309,7 +309,7 @@ PipelineResult Pipeline::run() {
   if (options_.search == "eqsat") {
     // What the written model uses: none when the latency check kept the original (the search
     // reported the extracted graph's).
-    auto fused = contrib_operator_counts(result.optimized);
+    auto fused = fused_operator_counts(result.original, result.optimized);
     // A rotary embedding whose tables do not repeat their halves is written as its formula.
     size_t formulas = result.onnx_source ? onnx::rotary_embeddings_written_as_formula(
                                                result.optimized, *result.onnx_source)

@@ -53,8 +53,11 @@ bool Importer::import_elementwise(const NodeProto& node) {
     return true;
   }
   if (op == "Gelu") {
-    require(attr_string(node, "approximate", "none") == "none");
-    add(OpKind::Gelu, {input(node, 0)}, {}, out());
+    // Opset 20's Gelu: the exact (erf) form, or the tanh approximation, which is what the IR's
+    // fast_gelu computes (export writes it back as this Gelu at opset 20 and later).
+    const std::string approximate = attr_string(node, "approximate", "none");
+    require(approximate == "none" || approximate == "tanh");
+    add(approximate == "none" ? OpKind::Gelu : OpKind::FastGelu, {input(node, 0)}, {}, out());
     return true;
   }
   if (op == "Clip") {

@@ -435,6 +435,8 @@ bool Exporter::emit_one_node(NodeId id) {
   const ir::Node& node = graph_.node(id);
   const ir::OnnxOperator& onnx = ir::onnx_operator(node.op);
   if (onnx.empty()) return false;
+  // Opset 20 made the tanh GELU a standard operator (emit_elementwise writes it).
+  if (node.op == OpKind::FastGelu && opset_ >= 20) return false;
   std::vector<std::string> inputs;
   for (const ir::ValueRef& input : node.inputs) inputs.push_back(name_of(input));
   ::onnx::NodeProto& written = add_node(onnx.op_type, inputs, {names_[id][0]});

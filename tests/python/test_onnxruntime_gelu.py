@@ -46,6 +46,8 @@ def activation_model(spelling, shape=SHAPE, bias_shape=None, half=0.5):
                 nodes += [n("Mul", ["a", "half"], ["h"]), n("Mul", ["s", "h"], ["g"])]
             else:
                 nodes += [n("Mul", ["s", "a"], ["p"]), n("Mul", ["p", "half"], ["g"])]
+    elif spelling == "dynamo_tanh":  # opset 20's Gelu(approximate="tanh"), Gemma's MLP
+        nodes, opset = [n("Gelu", ["x"], ["g"], approximate="tanh")], 20
     elif spelling in ("gelu_no_bias",):
         nodes = [n("Div", ["x", "sqrt2"], ["d"]), n("Erf", ["d"], ["e"]),
                  n("Add", ["e", "one"], ["a"]), n("Mul", ["x", "a"], ["p"]),
@@ -142,6 +144,23 @@ def test_target_onnx_keeps_the_unfused_activations(optimize_verified, tmp_path):
     onnx.save(activation_model("torchscript"), str(source))
     report, model = optimize_verified(source, tmp_path, "--target", "onnx")
     assert report["fused_operators"] == {}
+    assert all(node.domain == "" for node in model.graph.node)
+
+
+@pytest.mark.parametrize("target", ["onnxruntime", "onnx"])
+def test_opset_20_tanh_gelu_is_imported_and_written_back_standard(optimize_verified, tmp_path,
+                                                                  target):
+    """The dynamo exporter writes nn.GELU(approximate="tanh") as opset 20's Gelu, which import
+    reads as the IR's fast_gelu (no longer an opaque node) and export writes back as the same
+    standard operator (ONNX Runtime runs it as fast as com.microsoft.FastGelu): nothing is
+    counted as fused, and `--target onnx` output stays standard."""
+    source = tmp_path / "act.onnx"
+    onnx.save(activation_model("dynamo_tanh"), str(source))
+    report, model = optimize_verified(source, tmp_path, "--target", target)
+    assert report["opaque_nodes"] == 0
+    assert report["fused_operators"] == {}
+    assert op_types(model) == ["Gelu", "Tanh"]
+    assert attributes(model.graph.node[0]) == {"approximate": b"tanh"}
     assert all(node.domain == "" for node in model.graph.node)
 
 
