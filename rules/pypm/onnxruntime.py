@@ -84,7 +84,8 @@ Convolutions with their bias, an optional residual sum and an activation, fused 
 `FusedConv` (ONNX Runtime's com.microsoft.FusedConv):
 
     act(conv2d(x, w) + b [+ z])   ->  FusedConv(x, w, b [, z], activation=act)
-                                      act: Relu, Sigmoid, Tanh, or none (a Conv with its bias)
+                                      act: Relu, Sigmoid, Tanh, Clip (ReLU6), LeakyRelu,
+                                      HardSigmoid, or none (a Conv with its bias)
 
 b one value per output channel ((C), (C, 1, 1) or (1, C, 1, 1): import writes ONNX Conv's bias
 as an add of the (C, 1, 1) reshape), z a residual of the output's shape (ResNet's and
@@ -972,16 +973,21 @@ def ResidualConv(y, x, w, b, z, fused: pypm.Op):
     return Plus(y, z)
 
 
+# The activations FusedConv takes; the last three carry parameters (ONNX Runtime's
+# activation_params), which the rules below read from the matched operator.
+CONV_ACTIVATIONS = ("relu", "sigmoid", "tanh", "clip", "leaky_relu", "hard_sigmoid")
+
+
 @pattern
 def ActivatedConv(x, w, b, fused: pypm.Op, act: pypm.Op):
-    assert act.name in ("relu", "sigmoid", "tanh")
+    assert act.name in CONV_ACTIVATIONS
     assert fused.name == "fused_conv" and fused.attrs.activation == "none"
     return act(fused(x, w, b))
 
 
 @pattern
 def ActivatedResidualConv(x, w, b, z, fused: pypm.Op, act: pypm.Op):
-    assert act.name in ("relu", "sigmoid", "tanh")
+    assert act.name in CONV_ACTIVATIONS
     assert fused.name == "fused_conv" and fused.attrs.activation == "none"
     return act(fused(x, w, b, z))
 
@@ -1002,16 +1008,61 @@ def fuse_conv_residual(y, x, w, b, z, fused: pypm.Op):
                      padding=fused.attrs.padding)
 
 
+def activated_conv(inputs, fused, act, alpha=0.0, beta=0.0):
+    """The fused conv `fused` (on `inputs`) with the activation `act` and its parameters. A plain
+    helper (not a pattern): the rules below call it while they are traced."""
+    return FusedConv(*inputs, stride_h=fused.attrs.stride_h, stride_w=fused.attrs.stride_w,
+                     padding=fused.attrs.padding, activation=act.name, activation_alpha=alpha,
+                     activation_beta=beta)
+
+
 @rule(ActivatedConv)
 def fuse_conv_activation(x, w, b, fused: pypm.Op, act: pypm.Op):
-    return FusedConv(x, w, b, stride_h=fused.attrs.stride_h, stride_w=fused.attrs.stride_w,
-                     padding=fused.attrs.padding, activation=act.name)
+    assert act.name in ("relu", "sigmoid", "tanh")
+    return activated_conv([x, w, b], fused, act)
+
+
+@rule(ActivatedConv)
+def fuse_conv_clip(x, w, b, fused: pypm.Op, act: pypm.Op):
+    assert act.name == "clip"
+    return activated_conv([x, w, b], fused, act, act.attrs.min, act.attrs.max)
+
+
+@rule(ActivatedConv)
+def fuse_conv_leaky_relu(x, w, b, fused: pypm.Op, act: pypm.Op):
+    assert act.name == "leaky_relu"
+    return activated_conv([x, w, b], fused, act, act.attrs.alpha)
+
+
+@rule(ActivatedConv)
+def fuse_conv_hard_sigmoid(x, w, b, fused: pypm.Op, act: pypm.Op):
+    assert act.name == "hard_sigmoid"
+    return activated_conv([x, w, b], fused, act, act.attrs.alpha, act.attrs.beta)
 
 
 @rule(ActivatedResidualConv)
 def fuse_residual_conv_activation(x, w, b, z, fused: pypm.Op, act: pypm.Op):
-    return FusedConv(x, w, b, z, stride_h=fused.attrs.stride_h, stride_w=fused.attrs.stride_w,
-                     padding=fused.attrs.padding, activation=act.name)
+    assert act.name in ("relu", "sigmoid", "tanh")
+    return activated_conv([x, w, b, z], fused, act)
+
+
+@rule(ActivatedResidualConv)
+def fuse_residual_conv_clip(x, w, b, z, fused: pypm.Op, act: pypm.Op):
+    assert act.name == "clip"
+    return activated_conv([x, w, b, z], fused, act, act.attrs.min, act.attrs.max)
+
+
+@rule(ActivatedResidualConv)
+def fuse_residual_conv_leaky_relu(x, w, b, z, fused: pypm.Op, act: pypm.Op):
+    assert act.name == "leaky_relu"
+    return activated_conv([x, w, b, z], fused, act, act.attrs.alpha)
+
+
+@rule(ActivatedResidualConv)
+def fuse_residual_conv_hard_sigmoid(x, w, b, z, fused: pypm.Op, act: pypm.Op):
+    assert act.name == "hard_sigmoid"
+    return activated_conv([x, w, b, z], fused, act, act.attrs.alpha, act.attrs.beta)
+
 
 if __name__ == "__main__":
     pypm.serialize(sys.argv[1] if len(sys.argv) > 1 else "onnxruntime.pmb")

@@ -31,6 +31,8 @@ constexpr double kFastGeluFlops = kTanhFlops + 6 * kSimpleFlops;
 constexpr double kQuickGeluFlops = kSigmoidFlops + 2 * kSimpleFlops;  // x * sigmoid(alpha * x)
 constexpr double kPowFlops = kLogFlops + kSimpleFlops + kExpFlops;    // exp(b * log a)
 constexpr double kClipFlops = 2 * kSimpleFlops;                       // max then min
+constexpr double kLeakyReluFlops = 2 * kSimpleFlops;                  // compare, scale
+constexpr double kHardSigmoidFlops = 4 * kSimpleFlops;                // scale, shift, clamp
 // Softmax per element: running max, subtract, exp, accumulate, multiply by 1 / sum.
 constexpr double kSoftmaxFlops = kExpFlops + 4 * kSimpleFlops;
 // Layer norm per element: accumulate mean, subtract, square-accumulate, multiply by the row's
@@ -72,6 +74,12 @@ double activation_flops(ir::Activation activation) {
       return kSimpleFlops;
     case ir::Activation::Tanh:
       return kTanhFlops;
+    case ir::Activation::Clip:
+      return kClipFlops;
+    case ir::Activation::LeakyRelu:
+      return kLeakyReluFlops;
+    case ir::Activation::HardSigmoid:
+      return kHardSigmoidFlops;
   }
   return 0;
 }
@@ -110,6 +118,10 @@ double flops_per_element(OpKind op) {
       return kSigmoidFlops;
     case OpKind::Clip:
       return kClipFlops;
+    case OpKind::LeakyRelu:
+      return kLeakyReluFlops;
+    case OpKind::HardSigmoid:
+      return kHardSigmoidFlops;
     case OpKind::Softmax:
       return kSoftmaxFlops;
     case OpKind::LayerNorm:
@@ -213,6 +225,8 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
     case OpKind::FastGelu:
     case OpKind::QuickGelu:
     case OpKind::Clip:
+    case OpKind::LeakyRelu:
+    case OpKind::HardSigmoid:
     case OpKind::Softmax:
     case OpKind::LayerNorm:
     case OpKind::RMSNorm:

@@ -113,7 +113,7 @@ class AssignmentSampler {
   ir::AttrValue attribute(ir::AttrKind kind, const std::map<std::string, ir::Dims>& shapes) {
     switch (kind) {
       case ir::AttrKind::Activation:
-        return pick(0, 3);
+        return pick(0, 3);  // TENSAT's; the others need fused_conv's parameters
       case ir::AttrKind::Padding:
         return pick(0, 1);
       case ir::AttrKind::Int:

@@ -58,6 +58,8 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
     case ir::OpKind::FastGelu:
     case ir::OpKind::QuickGelu:
     case ir::OpKind::Clip:
+    case ir::OpKind::LeakyRelu:
+    case ir::OpKind::HardSigmoid:
     case ir::OpKind::Noop:
       for (const TensorInfo* input : inputs) carry_aligned(*input);
       break;

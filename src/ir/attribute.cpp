@@ -17,8 +17,19 @@ std::string_view to_string(Activation activation) {
       return "relu";
     case Activation::Tanh:
       return "tanh";
+    case Activation::Clip:
+      return "clip";
+    case Activation::LeakyRelu:
+      return "leaky_relu";
+    case Activation::HardSigmoid:
+      return "hard_sigmoid";
   }
   return "?";
+}
+
+bool has_parameters(Activation activation) {
+  return activation == Activation::Clip || activation == Activation::LeakyRelu ||
+         activation == Activation::HardSigmoid;
 }
 
 std::string_view to_string(Padding padding) {
@@ -32,7 +43,7 @@ std::string_view to_string(Padding padding) {
 }
 
 std::optional<Activation> parse_activation(std::string_view text) {
-  for (auto a : {Activation::None, Activation::Sigmoid, Activation::Relu, Activation::Tanh}) {
+  for (auto a : kActivations) {
     if (text == to_string(a)) return a;
   }
   return std::nullopt;
@@ -55,7 +66,7 @@ std::string_view to_string(AttrKind kind) {
     case AttrKind::String:
       return "string";
     case AttrKind::Activation:
-      return "activation (none|sigmoid|relu|tanh)";
+      return "activation (none|sigmoid|relu|tanh|clip|leaky_relu|hard_sigmoid)";
     case AttrKind::Padding:
       return "padding (same|valid)";
   }
@@ -132,7 +143,7 @@ const std::string& Attributes::get_string(std::string_view name) const {
 }
 Activation Attributes::get_activation(std::string_view name) const {
   int64_t code = get_int(name);
-  if (code < 0 || code > 3) throw Error("activation code " + std::to_string(code) + " is not 0..3");
+  if (code < 0 || code > 6) throw Error("activation code " + std::to_string(code) + " is not 0..6");
   return static_cast<Activation>(code);
 }
 Padding Attributes::get_padding(std::string_view name) const {

@@ -10,8 +10,24 @@
 
 namespace saturate::ir {
 
-// Fused activation codes; the numbers are TENSAT's (0 none, 1 sigmoid, 2 relu, 3 tanh).
-enum class Activation : int64_t { None = 0, Sigmoid = 1, Relu = 2, Tanh = 3 };
+// Fused activation codes; the first four are TENSAT's (0 none, 1 sigmoid, 2 relu, 3 tanh). The
+// others take parameters (clip: min and max; leaky_relu: alpha; hard_sigmoid: alpha and beta),
+// which only an operator declaring activation_alpha and activation_beta carries (fused_conv).
+enum class Activation : int64_t {
+  None = 0,
+  Sigmoid = 1,
+  Relu = 2,
+  Tanh = 3,
+  Clip = 4,
+  LeakyRelu = 5,
+  HardSigmoid = 6
+};
+inline constexpr Activation kActivations[] = {
+    Activation::None, Activation::Sigmoid,   Activation::Relu,       Activation::Tanh,
+    Activation::Clip, Activation::LeakyRelu, Activation::HardSigmoid};
+
+// Whether the activation reads activation_alpha / activation_beta.
+bool has_parameters(Activation activation);
 // Padding codes; the numbers are TENSAT's (0 SAME, 1 VALID).
 enum class Padding : int64_t { Same = 0, Valid = 1 };
 

@@ -86,7 +86,9 @@ AttrValue parse_attribute(const SExpr& expr, const AttrSpec& spec) {
       if (!expr.is_atom()) fail(expr, spec, "a name");
       return expr.text;
     case AttrKind::Activation:
-      return expect_enum(expr, spec, parse_activation, 4, "none, sigmoid, relu or tanh (or 0..3)");
+      return expect_enum(expr, spec, parse_activation,
+                         static_cast<int64_t>(std::size(kActivations)),
+                         "none, sigmoid, relu, tanh, clip, leaky_relu or hard_sigmoid (or 0..6)");
     case AttrKind::Padding:
       return expect_enum(expr, spec, parse_padding, 2, "same or valid (or 0..1)");
   }

@@ -40,6 +40,8 @@ enum class OpKind : uint16_t {
   Exp,
   Gelu,
   Clip,
+  LeakyRelu,
+  HardSigmoid,
   Softmax,
   LayerNorm,
   ReduceMean,

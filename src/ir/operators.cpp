@@ -206,6 +206,11 @@ Types fused_conv(const Types& in, const Attributes& attrs) {
     shape_error("fused_conv sum must have the output's shape " + to_string(y) + ", got " +
                 to_string(in[3]));
   }
+  if (attrs.get_activation() == Activation::Clip &&
+      attrs.get_float("activation_alpha") > attrs.get_float("activation_beta")) {
+    shape_error("fused_conv's clip min " + format_double(attrs.get_float("activation_alpha")) +
+                " exceeds its max " + format_double(attrs.get_float("activation_beta")));
+  }
   return out;
 }
 
@@ -604,6 +609,15 @@ std::vector<AttrSpec> window_attrs(bool with_kernel) {
   return attrs;
 }
 
+// conv2d's, and the parameters of an activation that has them (ONNX Runtime's
+// activation_params).
+std::vector<AttrSpec> fused_conv_attrs() {
+  std::vector<AttrSpec> attrs = window_attrs(false);
+  attrs.push_back(with_default("activation_alpha", AttrKind::Float, 0.0));
+  attrs.push_back(with_default("activation_beta", AttrKind::Float, 0.0));
+  return attrs;
+}
+
 OpInfo unary(OpKind kind, std::string name, std::string camel_name, OpCategory category,
              std::string description) {
   return {kind,     std::move(name),        std::move(camel_name), 1, 1, {"x"}, {},
@@ -704,12 +718,14 @@ std::vector<OpInfo> make_operator_table() {
        3,
        4,
        {"input", "weight", "bias", "sum"},
-       window_attrs(false),
+       fused_conv_attrs(),
        OpCategory::Contraction,
        "activation(conv2d(input, weight) + bias + sum): conv2d's attributes, bias one value per "
        "output channel ((C), (C, 1, 1) or (1, C, 1, 1)), the optional sum of the output's shape "
-       "(a residual). ONNX Runtime's com.microsoft.FusedConv (a standard Conv with its bias where "
-       "there is neither activation nor sum).",
+       "(a residual); the activation may also be clip (activation_alpha min, activation_beta "
+       "max), leaky_relu (alpha) or hard_sigmoid (alpha, beta). ONNX Runtime's "
+       "com.microsoft.FusedConv (a standard Conv with its bias where there is neither activation "
+       "nor sum).",
        fused_conv},
       unary(OpKind::Relu, "relu", "Relu", OpCategory::Elementwise, "max(x, 0)."),
       unary(OpKind::Tanh, "tanh", "Tanh", OpCategory::Elementwise, "Hyperbolic tangent."),
@@ -837,6 +853,26 @@ std::vector<OpInfo> make_operator_table() {
        OpCategory::Elementwise,
        "min(max(x, min), max); relu6 is clip 0 6.",
        clip},
+      {OpKind::LeakyRelu,
+       "leaky_relu",
+       "LeakyRelu",
+       1,
+       1,
+       {"x"},
+       {with_default("alpha", AttrKind::Float, 0.01)},
+       OpCategory::Elementwise,
+       "x for x >= 0, alpha * x below.",
+       same_as_first},
+      {OpKind::HardSigmoid,
+       "hard_sigmoid",
+       "HardSigmoid",
+       1,
+       1,
+       {"x"},
+       {with_default("alpha", AttrKind::Float, 0.2), with_default("beta", AttrKind::Float, 0.5)},
+       OpCategory::Elementwise,
+       "max(0, min(1, alpha * x + beta)); PyTorch's hardsigmoid is alpha 1/6.",
+       same_as_first},
       {OpKind::Softmax,
        "softmax",
        "Softmax",

@@ -69,6 +69,15 @@ bool Exporter::emit_conv_or_pool(NodeId id) {
         if (activation != ir::Activation::None) {
           add_attr(conv, "activation", std::string(activation_op(activation)));
         }
+        if (ir::has_parameters(activation)) {
+          // ONNX Runtime's activation_params: Clip's min and max, LeakyRelu's alpha,
+          // HardSigmoid's alpha and beta.
+          std::vector<float> params{static_cast<float>(attrs.get_float("activation_alpha"))};
+          if (activation != ir::Activation::LeakyRelu) {
+            params.push_back(static_cast<float>(attrs.get_float("activation_beta")));
+          }
+          add_attr(conv, "activation_params", params);
+        }
       }
       if (node.op == OpKind::Conv2d) emit_activation(written, y, activation);
       return true;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "onnx/onnx_exporter.h"
+#include "support/error.h"
 
 namespace saturate::onnx {
 
@@ -21,6 +22,12 @@ std::string_view activation_op(ir::Activation activation) {
       return "Relu";
     case ir::Activation::Tanh:
       return "Tanh";
+    case ir::Activation::Clip:
+      return "Clip";
+    case ir::Activation::LeakyRelu:
+      return "LeakyRelu";
+    case ir::Activation::HardSigmoid:
+      return "HardSigmoid";
   }
   return "";
 }
@@ -70,6 +77,16 @@ bool Exporter::emit_elementwise(NodeId id) {
       add_node("Clip", inputs, {y});
       return true;
     }
+    case OpKind::LeakyRelu:
+      add_attr(add_node("LeakyRelu", {in(0)}, {y}), "alpha",
+               static_cast<float>(attrs.get_float("alpha")));
+      return true;
+    case OpKind::HardSigmoid: {
+      NodeProto& hard = add_node("HardSigmoid", {in(0)}, {y});
+      add_attr(hard, "alpha", static_cast<float>(attrs.get_float("alpha")));
+      add_attr(hard, "beta", static_cast<float>(attrs.get_float("beta")));
+      return true;
+    }
     case OpKind::QuickGelu: {
       NodeProto& gelu = add_node("QuickGelu", {in(0)}, {y});
       gelu.set_domain(std::string(kMicrosoftDomain));
@@ -94,6 +111,11 @@ std::string Exporter::pre_activation(NodeId id) {
 void Exporter::emit_activation(const std::string& pre, const std::string& out,
                                ir::Activation activation) {
   if (activation == ir::Activation::None) return;
+  // Only fused_conv carries an activation's parameters, and it writes them itself.
+  if (ir::has_parameters(activation)) {
+    throw Error("cannot write the fused activation " + std::string(ir::to_string(activation)) +
+                " without its parameters");
+  }
   add_node(std::string(activation_op(activation)), {pre}, {out});
 }
 

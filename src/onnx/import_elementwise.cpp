@@ -64,6 +64,16 @@ bool Importer::import_elementwise(const NodeProto& node) {
     import_clip(node);
     return true;
   }
+  if (op == "LeakyRelu") {
+    add(OpKind::LeakyRelu, {input(node, 0)}, {{"alpha", attr_float(node, "alpha", 0.01f)}}, out());
+    return true;
+  }
+  if (op == "HardSigmoid") {
+    add(OpKind::HardSigmoid, {input(node, 0)},
+        {{"alpha", attr_float(node, "alpha", 0.2f)}, {"beta", attr_float(node, "beta", 0.5f)}},
+        out());
+    return true;
+  }
   return false;
 }
 

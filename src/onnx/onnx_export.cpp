@@ -97,6 +97,13 @@ void add_attr(NodeProto& node, const std::string& name, float value) {
   attr->set_f(value);
 }
 
+void add_attr(NodeProto& node, const std::string& name, const std::vector<float>& values) {
+  auto* attr = node.add_attribute();
+  attr->set_name(name);
+  attr->set_type(::onnx::AttributeProto::FLOATS);
+  for (float v : values) attr->add_floats(v);
+}
+
 void add_attr(NodeProto& node, const std::string& name, const std::string& value) {
   auto* attr = node.add_attribute();
   attr->set_name(name);
@@ -393,6 +400,8 @@ ExportFamily export_family(OpKind op) {
     case OpKind::Exp:
     case OpKind::Gelu:
     case OpKind::Clip:
+    case OpKind::LeakyRelu:
+    case OpKind::HardSigmoid:
     case OpKind::BiasGelu:
     case OpKind::FastGelu:
     case OpKind::QuickGelu:

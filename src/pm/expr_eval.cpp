@@ -334,7 +334,8 @@ bool evaluate_guard(const Expr& expr, const ExprScope& scope, ErrorPlace where) 
 
 ExprValue attribute_value(const ir::AttrValue& value, const ir::AttrSpec* spec) {
   if (const auto* i = std::get_if<int64_t>(&value)) {
-    if (spec != nullptr && spec->kind == ir::AttrKind::Activation && *i >= 0 && *i <= 3) {
+    if (spec != nullptr && spec->kind == ir::AttrKind::Activation && *i >= 0 &&
+        *i < static_cast<int64_t>(std::size(ir::kActivations))) {
       return std::string(ir::to_string(static_cast<ir::Activation>(*i)));
     }
     if (spec != nullptr && spec->kind == ir::AttrKind::Padding && *i >= 0 && *i <= 1) {

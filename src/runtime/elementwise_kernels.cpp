@@ -119,8 +119,10 @@ Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b, const ir::Dims& o
   return out;
 }
 
-void activate(Tensor& t, ir::Activation activation) {
-  switch (activation) {
+void activate(Tensor& t, const FusedActivation& activation) {
+  const double alpha = activation.alpha;
+  const double beta = activation.beta;
+  switch (activation.kind) {
     case ir::Activation::None:
       return;
     case ir::Activation::Sigmoid:
@@ -132,8 +134,18 @@ void activate(Tensor& t, ir::Activation activation) {
     case ir::Activation::Tanh:
       for (double& v : t.data) v = std::tanh(v);
       return;
+    case ir::Activation::Clip:
+      for (double& v : t.data) v = std::min(std::max(v, alpha), beta);
+      return;
+    case ir::Activation::LeakyRelu:
+      for (double& v : t.data) v = v < 0.0 ? alpha * v : v;
+      return;
+    case ir::Activation::HardSigmoid:
+      for (double& v : t.data) v = std::max(0.0, std::min(1.0, alpha * v + beta));
+      return;
   }
-  throw Error("unknown fused activation code " + std::to_string(static_cast<int64_t>(activation)));
+  throw Error("unknown fused activation code " +
+              std::to_string(static_cast<int64_t>(activation.kind)));
 }
 
 }  // namespace saturate::runtime::kernels

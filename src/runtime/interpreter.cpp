@@ -88,27 +88,31 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
       return {kernels::binary(node.op, *in[0], *in[1], out_dims)};
     case OpKind::MatMul: {
       Tensor out = kernels::matmul(*in[0], *in[1], out_dims);
-      kernels::activate(out, attrs.get_activation());
+      kernels::activate(out, {attrs.get_activation()});
       return {std::move(out)};
     }
     case OpKind::Conv2d: {
       Tensor out = kernels::conv2d(*in[0], *in[1], window_of(attrs, false), out_dims);
-      kernels::activate(out, attrs.get_activation());
+      kernels::activate(out, {attrs.get_activation()});
       return {std::move(out)};
     }
     case OpKind::FusedMatMul:
       return {kernels::fused_matmul(*in[0], *in[1], attrs.get_float("alpha"),
                                     attrs.get_int("trans_a") == 1, attrs.get_int("trans_b") == 1,
                                     out_dims)};
-    case OpKind::FusedConv:
+    case OpKind::FusedConv: {
+      kernels::FusedActivation activation{attrs.get_activation(),
+                                          attrs.get_float("activation_alpha"),
+                                          attrs.get_float("activation_beta")};
       return {kernels::fused_conv(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr,
-                                  window_of(attrs, false), attrs.get_activation(), out_dims)};
+                                  window_of(attrs, false), activation, out_dims)};
+    }
     case OpKind::PoolMax:
     case OpKind::PoolAvg: {
       kernels::Window window = window_of(attrs, true);
       Tensor out = node.op == OpKind::PoolMax ? kernels::pool_max(*in[0], window, out_dims)
                                               : kernels::pool_avg(*in[0], window, out_dims);
-      kernels::activate(out, attrs.get_activation());
+      kernels::activate(out, {attrs.get_activation()});
       return {std::move(out)};
     }
     case OpKind::Relu:
@@ -126,6 +130,17 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
       return {kernels::quick_gelu(*in[0], attrs.get_float("alpha"))};
     case OpKind::Clip:
       return {kernels::clip(*in[0], attrs.get_float("min"), attrs.get_float("max"))};
+    case OpKind::LeakyRelu: {
+      Tensor out = *in[0];
+      kernels::activate(out, {ir::Activation::LeakyRelu, attrs.get_float("alpha")});
+      return {std::move(out)};
+    }
+    case OpKind::HardSigmoid: {
+      Tensor out = *in[0];
+      kernels::activate(
+          out, {ir::Activation::HardSigmoid, attrs.get_float("alpha"), attrs.get_float("beta")});
+      return {std::move(out)};
+    }
     case OpKind::Transpose:
       return {kernels::transpose(*in[0], attrs.get_ints("perm"))};
     case OpKind::Enlarge:

@@ -24,8 +24,16 @@ Tensor bias_gelu(const Tensor& x, const Tensor& bias);
 Tensor quick_gelu(const Tensor& x, double alpha);
 // ewadd, ewmul, sub, div, pow with numpy broadcasting to out_dims.
 Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b, const ir::Dims& out_dims);
-// The fused activation of matmul, conv2d and the pools, in place.
-void activate(Tensor& t, ir::Activation activation);
+// A fused activation with its parameters (clip: min alpha, max beta; leaky_relu: alpha;
+// hard_sigmoid: alpha, beta; the others take none).
+struct FusedActivation {
+  ir::Activation kind = ir::Activation::None;
+  double alpha = 0.0;
+  double beta = 0.0;
+};
+// The fused activation of matmul, conv2d, fused_conv and the pools, in place; the standalone
+// leaky_relu and hard_sigmoid operators run it too.
+void activate(Tensor& t, const FusedActivation& activation);
 
 // matmul_kernel.cpp
 // Product over the last two axes; batch axes broadcast to out_dims.
@@ -49,7 +57,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Window& window, const ir::
 // activation(conv2d(x, w) + bias + sum): bias one value per output channel (any shape holding
 // them in order), sum (optional) of the output's shape.
 Tensor fused_conv(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor* sum,
-                  const Window& window, ir::Activation activation, const ir::Dims& out_dims);
+                  const Window& window, const FusedActivation& activation,
+                  const ir::Dims& out_dims);
 Tensor pool_max(const Tensor& x, const Window& window, const ir::Dims& out_dims);
 Tensor pool_avg(const Tensor& x, const Window& window, const ir::Dims& out_dims);
 

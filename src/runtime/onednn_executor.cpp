@@ -128,6 +128,8 @@ std::optional<Eltwise> eltwise_of(OpKind op, const ir::Attributes& attrs) {
     case OpKind::Clip:
       return Eltwise{dnnl::algorithm::eltwise_clip, static_cast<float>(attrs.get_float("min")),
                      static_cast<float>(attrs.get_float("max"))};
+    case OpKind::LeakyRelu:
+      return Eltwise{dnnl::algorithm::eltwise_relu, static_cast<float>(attrs.get_float("alpha"))};
     default:
       return std::nullopt;
   }
@@ -143,8 +145,15 @@ std::optional<Eltwise> activation_of(ir::Activation activation) {
       return Eltwise{dnnl::algorithm::eltwise_logistic};
     case ir::Activation::Tanh:
       return Eltwise{dnnl::algorithm::eltwise_tanh};
+    case ir::Activation::Clip:
+    case ir::Activation::LeakyRelu:
+    case ir::Activation::HardSigmoid:
+      // The registry gives activations with parameters to fused_conv only, which has no
+      // oneDNN lowering.
+      break;
   }
-  return std::nullopt;
+  throw Error("no oneDNN post-op for the fused activation " +
+              std::string(ir::to_string(activation)));
 }
 
 // Padding before and after along one window axis, as the IR defines it (SAME puts the odd

@@ -98,7 +98,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Window& window, const ir::
 }
 
 Tensor fused_conv(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor* sum,
-                  const Window& window, ir::Activation activation, const ir::Dims& out_dims) {
+                  const Window& window, const FusedActivation& activation,
+                  const ir::Dims& out_dims) {
   Tensor out = conv2d(x, w, window, out_dims);
   const int64_t channels = out_dims[1];
   const int64_t plane = out_dims[2] * out_dims[3];

@@ -373,6 +373,8 @@ TEST(GraphCost, EveryOperatorIsPriced) {
       b.exp(v),
       b.gelu(v),
       b.clip(v, 0, 6),
+      b.apply(OpKind::LeakyRelu, {v}, {{"alpha", 0.1}}),
+      b.apply(OpKind::HardSigmoid, {v}, {}),
       b.poolmax(x, 2, 2, 2, 2),
       b.poolavg(x, 3, 3, 1, 1),
       b.transpose(v, {1, 0}),

@@ -283,6 +283,12 @@ const std::vector<ValidCase>& valid_cases() {
       {"bias_gelu", OpKind::BiasGelu, {f32({2, 3, 4}), f32({4})}, {}, {f32({2, 3, 4})}},
       {"fast_gelu", OpKind::FastGelu, {f32({2, 8})}, {}, {f32({2, 8})}},
       {"quick_gelu", OpKind::QuickGelu, {f32({2, 8})}, {{"alpha", 1.0}}, {f32({2, 8})}},
+      {"leaky_relu", OpKind::LeakyRelu, {f32({2, 8})}, {{"alpha", 0.1}}, {f32({2, 8})}},
+      {"hard_sigmoid",
+       OpKind::HardSigmoid,
+       {f32({2, 8})},
+       {{"alpha", 0.2}, {"beta", 0.5}},
+       {f32({2, 8})}},
       {"rms_norm from axis 1",
        OpKind::RMSNorm,
        {f32({2, 3, 4}), f32({3, 4})},
@@ -363,6 +369,13 @@ const std::vector<ValidCase>& valid_cases() {
        {f32({2, 4, 7, 7}), f32({4, 1, 3, 3}), f32({1, 4, 1, 1}), f32({2, 4, 3, 3})},
        {{"stride_h", int64_t{2}}, {"stride_w", int64_t{2}}, {"padding", code(Padding::Valid)}},
        {f32({2, 4, 3, 3})}},
+      {"fused_conv with ReLU6 (clip 0 6)",
+       OpKind::FusedConv,
+       {f32({1, 4, 6, 6}), f32({8, 4, 3, 3}), f32({8})},
+       {{"activation", code(Activation::Clip)},
+        {"activation_alpha", 0.0},
+        {"activation_beta", 6.0}},
+       {f32({1, 8, 6, 6})}},
       {"fused_matmul transposed a, batch broadcast",
        OpKind::FusedMatMul,
        {f32({2, 1, 4, 3}), f32({5, 4, 6})},
@@ -869,6 +882,13 @@ const std::vector<ErrorCase>& error_cases() {
        {},
        {"fused_conv bias must hold one value per output channel, shaped (8), (8, 1, 1) or (1, 8, "
         "1, 1), got f32[8 1]"}},
+      {"fused_conv clip min above max",
+       OpKind::FusedConv,
+       {f32({1, 4, 6, 6}), f32({8, 4, 3, 3}), f32({8})},
+       {{"activation", code(Activation::Clip)},
+        {"activation_alpha", 6.0},
+        {"activation_beta", 0.0}},
+       {"fused_conv's clip min 6.0 exceeds its max 0.0"}},
       {"fused_conv bias of the input's channels",
        OpKind::FusedConv,
        {f32({1, 4, 6, 6}), f32({8, 4, 3, 3}), f32({4, 1, 1})},
@@ -963,6 +983,8 @@ bool cannot_fail_on_shapes(OpKind op) {
     case OpKind::Gelu:
     case OpKind::FastGelu:
     case OpKind::QuickGelu:
+    case OpKind::LeakyRelu:
+    case OpKind::HardSigmoid:
     case OpKind::Noop:
       return true;
     default:
@@ -1232,7 +1254,11 @@ TEST(Signatures, EnumerationCodesAreRangeChecked) {
     for (const auto& spec : info.attributes) {
       std::vector<std::pair<int64_t, std::string>> bad;
       if (spec.kind == AttrKind::Activation) {
-        bad = {{-1, "activation code -1 is not 0..3"}, {4, "activation code 4 is not 0..3"}};
+        bad = {{-1, "activation code -1 is not 0..6"}, {7, "activation code 7 is not 0..6"}};
+        // The activations with parameters are fused_conv's only.
+        if (info.kind != OpKind::FusedConv) {
+          bad.emplace_back(4, "fuses none, sigmoid, relu or tanh, not clip");
+        }
       } else if (spec.kind == AttrKind::Padding) {
         bad = {{-1, "padding code -1 is not 0..1"}, {2, "padding code 2 is not 0..1"}};
       }
@@ -1245,9 +1271,9 @@ TEST(Signatures, EnumerationCodesAreRangeChecked) {
       }
     }
   }
-  // activation on matmul, conv2d, fused_conv, poolmax, poolavg; padding on conv2d, fused_conv
-  // and both pools.
-  EXPECT_EQ(checked, 2 * (5 + 4));
+  // activation on matmul, conv2d, fused_conv, poolmax, poolavg (and clip on all but fused_conv);
+  // padding on conv2d, fused_conv and both pools.
+  EXPECT_EQ(checked, 2 * (5 + 4) + 4);
 }
 
 TEST(Signatures, DefaultsAreFilledIn) {

@@ -9,6 +9,7 @@
 #include "ir/graph_builder.h"
 #include "runtime/interpreter.h"
 #include "runtime_test_support.h"
+#include "support/error.h"
 
 using namespace saturate::ir;
 using namespace saturate::runtime;
@@ -27,14 +28,29 @@ struct ConvCase {
   Padding padding;
 };
 
-ValueRef activate(GraphBuilder& b, ValueRef y, Activation activation) {
-  switch (activation) {
+// A fused activation and its parameters (fused_conv's activation_alpha and activation_beta).
+struct ActivationCase {
+  Activation kind;
+  double alpha = 0.0;
+  double beta = 0.0;
+};
+
+// The activation as the standalone operator an exporter writes after the conv.
+ValueRef activate(GraphBuilder& b, ValueRef y, const ActivationCase& activation) {
+  switch (activation.kind) {
     case Activation::Relu:
       return b.relu(y);
     case Activation::Sigmoid:
       return b.sigmoid(y);
     case Activation::Tanh:
       return b.tanh(y);
+    case Activation::Clip:
+      return b.clip(y, activation.alpha, activation.beta);
+    case Activation::LeakyRelu:
+      return b.apply(OpKind::LeakyRelu, {y}, {{"alpha", activation.alpha}});
+    case Activation::HardSigmoid:
+      return b.apply(OpKind::HardSigmoid, {y},
+                     {{"alpha", activation.alpha}, {"beta", activation.beta}});
     case Activation::None:
       break;
   }
@@ -65,8 +81,16 @@ TEST(FusedConv, EqualsConvPlusBiasPlusSumThenActivation) {
                                     {{2, 5, 6, 6}, {3, 5, 1, 1}, 1, Padding::Valid}};
   const std::vector<Dims> bias_shapes{{0}, {0, 1, 1}, {1, 0, 1, 1}};  // 0: the channel count
   for (const ConvCase& c : cases) {
-    for (Activation activation :
-         {Activation::None, Activation::Relu, Activation::Sigmoid, Activation::Tanh}) {
+    for (const ActivationCase& activation : std::vector<ActivationCase>{
+             {Activation::None},
+             {Activation::Relu},
+             {Activation::Sigmoid},
+             {Activation::Tanh},
+             {Activation::Clip, 0.0, 6.0},  // ReLU6
+             {Activation::Clip, -0.5, 0.25},
+             {Activation::LeakyRelu, 0.1},
+             {Activation::HardSigmoid, 1.0 / 6.0, 0.5},  // PyTorch's hardsigmoid
+             {Activation::HardSigmoid, 0.2, 0.5}}) {
       for (bool with_sum : {false, true}) {
         for (Dims bias : bias_shapes) {
           for (int64_t& d : bias) d = d == 0 ? c.w[0] : d;
@@ -87,7 +111,9 @@ TEST(FusedConv, EqualsConvPlusBiasPlusSumThenActivation) {
                                         {{"stride_h", c.stride},
                                          {"stride_w", c.stride},
                                          {"padding", static_cast<int64_t>(c.padding)},
-                                         {"activation", static_cast<int64_t>(activation)}}));
+                                         {"activation", static_cast<int64_t>(activation.kind)},
+                                         {"activation_alpha", activation.alpha},
+                                         {"activation_beta", activation.beta}}));
           TensorMap feeds = {{"x", random_tensor(c.x, engine)},
                              {"w", random_tensor(c.w, engine)},
                              {"b", random_tensor(bias, engine)},
@@ -98,4 +124,43 @@ TEST(FusedConv, EqualsConvPlusBiasPlusSumThenActivation) {
       }
     }
   }
+}
+
+TEST(FusedConv, ParametrizedActivationsComputeTheirFormulas) {
+  // A 1x1 conv of weight 1 and bias 0 on one channel: y = activation(x).
+  const std::vector<double> x{-8, -1, 0, 0.5, 3, 7};
+  auto run = [&](Activation kind, double alpha, double beta) {
+    GraphBuilder b("fused_conv");
+    b.output("y",
+             b.apply(OpKind::FusedConv,
+                     {b.input("x", {1, 1, 1, 6}), b.weight({1, 1, 1, 1}, "w"), b.weight({1}, "b")},
+                     {{"activation", static_cast<int64_t>(kind)},
+                      {"activation_alpha", alpha},
+                      {"activation_beta", beta}}));
+    return run_y(b.graph(), {{"x", Tensor({1, 1, 1, 6}, x)},
+                             {"w", Tensor({1, 1, 1, 1}, std::vector<double>{1})},
+                             {"b", Tensor({1}, std::vector<double>{0})}});
+  };
+  expect_values(run(Activation::Clip, 0, 6), {1, 1, 1, 6}, {0, 0, 0, 0.5, 3, 6});
+  expect_values(run(Activation::LeakyRelu, 0.25, 0), {1, 1, 1, 6}, {-2, -0.25, 0, 0.5, 3, 7});
+  expect_values(run(Activation::HardSigmoid, 0.25, 0.5), {1, 1, 1, 6}, {0, 0.25, 0.5, 0.625, 1, 1});
+}
+
+TEST(FusedConv, OnlyFusedConvTakesActivationsWithParameters) {
+  GraphBuilder b("conv");
+  ValueRef x = b.input("x", {1, 1, 2, 2});
+  ValueRef w = b.weight({1, 1, 1, 1}, "w");
+  EXPECT_THAT(
+      [&] {
+        b.apply(OpKind::Conv2d, {x, w}, {{"activation", static_cast<int64_t>(Activation::Clip)}});
+      },
+      ::testing::ThrowsMessage<saturate::Error>(::testing::HasSubstr("fused_conv's")));
+  EXPECT_THAT(
+      [&] {
+        b.apply(OpKind::FusedConv, {x, w, b.weight({1}, "b")},
+                {{"activation", static_cast<int64_t>(Activation::Clip)},
+                 {"activation_alpha", 6.0},
+                 {"activation_beta", 0.0}});
+      },
+      ::testing::ThrowsMessage<saturate::Error>(::testing::HasSubstr("exceeds its max")));
 }

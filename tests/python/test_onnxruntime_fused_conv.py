@@ -1,5 +1,6 @@
 """Convolutions in the ONNX Runtime fusion library (rules/pypm/onnxruntime.py): a Conv with its
-bias, an optional residual add and a Relu, Sigmoid or Tanh become one FusedConv (com.microsoft) in
+bias, an optional residual add and a Relu, Sigmoid, Tanh, Clip (ReLU6), LeakyRelu or HardSigmoid
+become one FusedConv (com.microsoft) in
 the e-graph, or a standard Conv with its bias where there is no activation and no residual; each
 verified in ONNX Runtime against the unfused model, on synthetic models and on the CNN fixture
 exports of both PyTorch exporters."""
@@ -13,6 +14,14 @@ from onnx import TensorProto, helper, numpy_helper
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "exporters"
+
+
+# The activations FusedConv takes: ONNX attributes (Clip: its bounds as inputs) and the
+# activation_params ONNX Runtime's kernel reads.
+ACTIVATIONS = {"Relu": ({}, None), "Sigmoid": ({}, None), "Tanh": ({}, None),
+               "Clip": ({"min": 0.0, "max": 6.0}, [0.0, 6.0]),
+               "LeakyRelu": ({"alpha": 0.1}, [0.1]),
+               "HardSigmoid": ({"alpha": 1 / 6, "beta": 0.5}, [1 / 6, 0.5])}
 
 
 def conv_model(activation="Relu", residual=False, x_shape=(1, 8, 14, 14), out_channels=8,
@@ -41,8 +50,14 @@ def conv_model(activation="Relu", residual=False, x_shape=(1, 8, 14, 14), out_ch
         init.append(numpy_helper.from_array(rng.normal(size=bias_add).astype(np.float32), "c"))
         nodes.append(node("Add", [last, "c"], ["biased"]))
         last = "biased"
-    if activation:
-        nodes.append(node(activation, [last], ["act"]))
+    if activation == "Clip":
+        bounds = ACTIVATIONS["Clip"][0]
+        init += [numpy_helper.from_array(np.array(bounds["min"], np.float32), "lo"),
+                 numpy_helper.from_array(np.array(bounds["max"], np.float32), "hi")]
+        nodes.append(node("Clip", [last, "lo", "hi"], ["act"]))
+        last = "act"
+    elif activation:
+        nodes.append(node(activation, [last], ["act"], **ACTIVATIONS.get(activation, ({},))[0]))
         last = "act"
     nodes.append(node("Erf", [last], ["y"]))  # an operator no rule fuses with the conv
     graph = helper.make_graph(nodes, "conv", inputs,
@@ -84,7 +99,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("activation", ["Relu", "Sigmoid", "Tanh"])
+@pytest.mark.parametrize("activation", sorted(ACTIVATIONS))
 @pytest.mark.parametrize("residual", [False, True])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_conv_bias_residual_and_activation_fuse_into_one_kernel(optimize_verified, tmp_path,
@@ -98,6 +113,11 @@ def test_conv_bias_residual_and_activation_fuse_into_one_kernel(optimize_verifie
     fused = model.graph.node[0]
     assert fused.domain == "com.microsoft"
     assert attribute(fused, "activation").decode() == activation
+    params = ACTIVATIONS[activation][1]
+    if params is None:
+        assert attribute(fused, "activation_params") is None
+    else:
+        assert attribute(fused, "activation_params") == pytest.approx(params, rel=1e-6)
     assert len(fused.input) == (4 if residual else 3)
     biases = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     assert biases[fused.input[2]].shape == (original.graph.initializer[1].dims[0],)
@@ -155,10 +175,29 @@ def test_a_constant_of_the_output_shape_is_a_residual_like_any_other(optimize_ve
 
 def test_an_activation_the_kernel_lacks_is_left_as_a_node(optimize_verified, tmp_path):
     source = tmp_path / "conv.onnx"
-    original = conv_model("LeakyRelu")
+    original = conv_model("HardSwish")  # MobileNetV3's; FusedConv has no HardSwish
     onnx.save(original, str(source))
     report, model = optimize_verified(source, tmp_path)
-    assert op_types(model) == ["Conv", "LeakyRelu", "Erf"]
+    assert op_types(model) == ["Conv", "HardSwish", "Erf"]
+
+
+@pytest.mark.parametrize("activation", ["LeakyRelu", "HardSigmoid"])
+def test_leaky_relu_and_hard_sigmoid_are_ir_operators_with_their_attributes(
+        optimize_verified, tmp_path, activation):
+    """Import reads them as the IR's leaky_relu and hard_sigmoid (they were opaque nodes);
+    without a conv before them export writes them back with their attributes."""
+    source = tmp_path / "act.onnx"
+    attrs = ACTIVATIONS[activation][0]
+    graph = helper.make_graph(
+        [helper.make_node(activation, ["x"], ["a"], **attrs), helper.make_node("Erf", ["a"], ["y"])],
+        "act", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 7])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(source))
+    report, model = optimize_verified(source, tmp_path, "--target", "onnx")
+    assert report["opaque_nodes"] == 0
+    assert op_types(model) == [activation, "Erf"]
+    for name, value in attrs.items():
+        assert attribute(model.graph.node[0], name) == pytest.approx(value, rel=1e-6)
 
 
 @pytest.mark.parametrize("options", [("--target", "onnx"), ("--fusions", "none")])
@@ -192,11 +231,12 @@ def test_every_conv_of_the_exported_cnns_fuses(optimize_verified, tmp_path, name
     assert report["fused_operators"] == {"fused_conv": convs}
     written = op_types(model)
     assert written.count("FusedConv") + written.count("Conv") == convs
-    # Every Relu right after a conv, and every residual add into one, went into the kernel.
+    # Every Relu or HardSigmoid (MobileNetV3's squeeze-excitation gates) right after a conv,
+    # and every residual add into one, went into the kernel.
     produced_by_conv = {out for node in model.graph.node if node.op_type in ("Conv", "FusedConv")
                         for out in node.output}
     assert not [node for node in model.graph.node
-                if node.op_type == "Relu" and node.input[0] in produced_by_conv]
+                if node.op_type in ("Relu", "HardSigmoid") and node.input[0] in produced_by_conv]
 
 
 GREEDY = """(graph fused_conv
@@ -208,14 +248,17 @@ GREEDY = """(graph fused_conv
   (node c (conv2d x w :padding same))
   (node s (add c bc))
   (node r (ewadd s z))
-  (node a (relu r))
+  (node a ACTIVATION)
   (node y (tanh a))
   (output out y)
 )
 """
 
 
-def test_pm_apply_fuses_greedily_and_computes_the_same(pm_apply_histogram):
-    histogram = pm_apply_histogram(GREEDY)
+@pytest.mark.parametrize("activation", ["(relu r)", "(clip r :min 0 :max 6)",
+                                        "(leaky_relu r :alpha 0.2)",
+                                        "(hard_sigmoid r :alpha 0.25 :beta 0.5)"])
+def test_pm_apply_fuses_greedily_and_computes_the_same(pm_apply_histogram, activation):
+    histogram = pm_apply_histogram(GREEDY.replace("ACTIVATION", activation))
     assert histogram.get("fused_conv") == 1 and "conv2d" not in histogram
-    assert "relu" not in histogram
+    assert activation.split()[0][1:] not in histogram

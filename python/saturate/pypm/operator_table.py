@@ -64,6 +64,11 @@ OPERATORS = (
     ('exp', 'Exp', 1, 1, ('x',), (), 1),
     ('gelu', 'Gelu', 1, 1, ('x',), (), 1),
     ('clip', 'Clip', 1, 1, ('x',), (('min', 'float'), ('max', 'float')), 1),
+    ('leaky_relu', 'LeakyRelu', 1, 1, ('x',), (('alpha', 'float', 0.01),), 1),
+    ('hard_sigmoid', 'HardSigmoid', 1, 1, ('x',), (
+        ('alpha', 'float', 0.2),
+        ('beta', 'float', 0.5),
+    ), 1),
     ('softmax', 'Softmax', 1, 1, ('x',), (('axis', 'int', -1),), 1),
     ('layernorm', 'LayerNorm', 3, 3, ('x', 'scale', 'bias'), (
         ('axis', 'int', -1),
@@ -94,6 +99,8 @@ OPERATORS = (
         ('stride_w', 'int', 1),
         ('padding', 'padding', 'same'),
         ('activation', 'activation', 'none'),
+        ('activation_alpha', 'float', 0.0),
+        ('activation_beta', 'float', 0.0),
     ), 1),
     ('fused_matmul', 'FusedMatMul', 2, 2, ('a', 'b'), (
         ('alpha', 'float', 1.0),

@@ -16,10 +16,12 @@ INT = "int"
 INTS = "ints"
 FLOAT = "float"
 STRING = "string"
-ACTIVATION = "activation"  # read and written as a name: none, sigmoid, relu, tanh
+ACTIVATION = "activation"  # read and written as a name, one of ACTIVATIONS
 PADDING = "padding"  # read and written as a name: same, valid
 
-ACTIVATIONS = ("none", "sigmoid", "relu", "tanh")
+# The IR's fused activation codes in order (src/ir/attribute.h); the last three take fused_conv's
+# activation_alpha and activation_beta.
+ACTIVATIONS = ("none", "sigmoid", "relu", "tanh", "clip", "leaky_relu", "hard_sigmoid")
 PADDINGS = ("same", "valid")
 
 
