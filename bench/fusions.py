@@ -43,7 +43,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import peers  # noqa: E402  (bench/peers.py: sessions, interleaved timing, verification)
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-KERNELS = {"multi_head_attention": "MultiHeadAttention", "rms_norm": "SimplifiedLayerNormalization",
+KERNELS = {"multi_head_attention": "MultiHeadAttention", "qkv_attention": "Attention",
+           "rms_norm": "SimplifiedLayerNormalization",
            "bias_gelu": "BiasGelu", "fast_gelu": "FastGelu", "quick_gelu": "QuickGelu",
            "skip_layer_norm": "SkipLayerNormalization",
            "skip_rms_norm": "SkipSimplifiedLayerNormalization",
@@ -52,6 +53,9 @@ KERNELS = {"multi_head_attention": "MultiHeadAttention", "rms_norm": "Simplified
 # Each variant's --fusions: the GELU family (one per model: BiasGelu for BERT and ViT, FastGelu
 # for GPT-2, QuickGelu for Llama's SiLU) is measured as one set, "activations".
 FUSION_SETS = {"none": "none", "multi_head_attention": "multi_head_attention",
+               # Attention with its three projections packed (ONNX Runtime's Attention), where
+               # q, k and v are biased projections of one input; MultiHeadAttention elsewhere.
+               "qkv_attention": "multi_head_attention,qkv_attention",
                "rms_norm": "rms_norm", "activations": "bias_gelu,fast_gelu,quick_gelu",
                "rotary_embedding": "rotary_embedding",
                "fused_conv": "fused_conv",

@@ -59,11 +59,11 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     ``~/.cache/saturate/costs.sqlite``; or "analytic", "onednn"), ``threads`` (ONNX Runtime's
     intra-op threads for the timings and checks; default: its own default, one per physical
     core), ``rules``, ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's own kernels such as
-    com.microsoft.MultiHeadAttention, SimplifiedLayerNormalization, SkipLayerNormalization,
+    com.microsoft.MultiHeadAttention, Attention, SimplifiedLayerNormalization, SkipLayerNormalization,
     SkipSimplifiedLayerNormalization, BiasGelu, FastGelu, QuickGelu, RotaryEmbedding, FusedConv and
     FusedMatMul; "onnx": standard
     operators only), ``fusions`` (with "onnxruntime", the kernels it may fuse into, by IR name:
-    ``["multi_head_attention", "rms_norm", "bias_gelu", "fast_gelu", "quick_gelu",
+    ``["multi_head_attention", "qkv_attention", "rms_norm", "bias_gelu", "fast_gelu", "quick_gelu",
     "skip_layer_norm", "skip_rms_norm", "rotary_embedding", "fused_conv", "fused_matmul"]`` or
     ``["none"]``; default all),
     ``node_limit``,

@@ -34,6 +34,11 @@ same way, with q, k, v transposed to (B, S, D) for the kernel and its output tra
 The replacement is the fused output reshaped to the matched value's shape (export writes no
 node for a reshape to the same shape).
 
+Self-attention whose q, k and v are three biased projections of one input (x W + b: BERT's,
+DistilBERT's), once fused, becomes `QkvAttention` (ONNX Runtime's com.microsoft.Attention): the
+weights packed into one (Din, 3 D) initializer and the biases into one (3 D), so the kernel makes
+one product for the three.
+
 Every reshape is checked to be the exact row-major head split (or merge) of the hidden axis,
 so the fused kernel computes what the pattern does. One difference: on a row whose keys are
 all masked with -inf, SDPA's IsNaN guard gives zeros and ONNX Runtime's kernel gives NaN (a
@@ -103,7 +108,7 @@ import sys
 from saturate import pypm
 from saturate.pypm import (Add, BiasGelu, Concat, Div, Erf, EwAdd, EwMul, FastGelu, FusedConv,
                            Gelu, LayerNorm, MatMul, Mul, MultiHeadAttention, Opaque,
-                           Pow, QuickGelu, ReduceMean, Reshape, RMSNorm, RotaryEmbedding, Sigmoid,
+                           Pow, QkvAttention, QuickGelu, ReduceMean, Reshape, RMSNorm, RotaryEmbedding, Sigmoid,
                            SkipLayerNorm, SkipRMSNorm, Slice, Softmax, Sqrt, Sub, Tanh, Transpose,
                            pattern, rule, var)
 
@@ -475,6 +480,49 @@ def fuse_unmasked_head_attention_no_scale(y, qh, kt, vh):
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     return head_attention(y, qh, kt, vh, 1.0)
+
+
+# ---- self-attention with its projections (com.microsoft.Attention) -----------------------------
+# Fused attention whose q, k and v are three projections of one input, x W + b, becomes ONNX
+# Runtime's Attention: the three weights packed into one (Din, 3 D) matrix and the biases into
+# one (3 D) vector, computed from the weights alone (export writes each as one initializer), so
+# the kernel makes one product for the three. A second step on the fused attention, so that it
+# stays an alternative in the e-graph, chosen by cost.
+@pattern
+def Projection(x, w, b):
+    """x W + b with W (Din, D) and b (D) weights of the model (packing them is then free at run
+    time)."""
+    assert w.op == "weight" and b.op == "weight"
+    assert w.shape.rank == 2 and b.shape.rank == 1 and b.shape[0] == w.shape[1]
+    return Plus(MatMul(x, w, activation="none"), b)
+
+
+@pattern
+def ProjectedSelfAttention(x, wq, bq, wk, bk, wv, bv, mha: pypm.Op):
+    assert mha.name == "multi_head_attention"
+    return mha(Projection(x, wq, bq), Projection(x, wk, bk), Projection(x, wv, bv))
+
+
+@pattern
+def MaskedProjectedSelfAttention(x, wq, bq, wk, bk, wv, bv, m, mha: pypm.Op):
+    assert mha.name == "multi_head_attention"
+    return mha(Projection(x, wq, bq), Projection(x, wk, bk), Projection(x, wv, bv), m)
+
+
+# Each rule checks x (B, S, Din) and three weights of one shape (the biases follow: Projection
+# checked each against its weight).
+@rule(ProjectedSelfAttention)
+def fuse_qkv_attention(x, wq, bq, wk, bk, wv, bv, mha: pypm.Op):
+    assert x.shape.rank == 3 and wk.shape == wq.shape and wv.shape == wq.shape
+    return QkvAttention(x, Concat(wq, wk, wv, axis=1), Concat(bq, bk, bv, axis=0),
+                        num_heads=mha.attrs.num_heads, scale=mha.attrs.scale)
+
+
+@rule(MaskedProjectedSelfAttention)
+def fuse_masked_qkv_attention(x, wq, bq, wk, bk, wv, bv, m, mha: pypm.Op):
+    assert x.shape.rank == 3 and wk.shape == wq.shape and wv.shape == wq.shape
+    return QkvAttention(x, Concat(wq, wk, wv, axis=1), Concat(bq, bk, bv, axis=0), m,
+                        num_heads=mha.attrs.num_heads, scale=mha.attrs.scale)
 
 
 # ---- sequence-first attention -----------------------------------------------------------------

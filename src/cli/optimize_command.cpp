@@ -122,7 +122,7 @@ void register_optimize_command(CLI::App& app) {
   command
       ->add_option("--target", options->target,
                    "Runtime the output is for: onnxruntime may fuse into its com.microsoft "
-                   "kernels (MultiHeadAttention, SimplifiedLayerNormalization, "
+                   "kernels (MultiHeadAttention, Attention, SimplifiedLayerNormalization, "
                    "SkipLayerNormalization, SkipSimplifiedLayerNormalization, BiasGelu, FastGelu, "
                    "QuickGelu, RotaryEmbedding, FusedConv, FusedMatMul), onnx writes "
                    "standard operators only (default: "
@@ -131,7 +131,8 @@ void register_optimize_command(CLI::App& app) {
   command
       ->add_option("--fusions", options->fusions,
                    "With --target onnxruntime, the kernels it may fuse into: "
-                   "multi_head_attention, rms_norm, bias_gelu, fast_gelu, quick_gelu, "
+                   "multi_head_attention, qkv_attention, rms_norm, bias_gelu, fast_gelu, "
+                   "quick_gelu, "
                    "skip_layer_norm, skip_rms_norm, rotary_embedding, fused_conv, fused_matmul, or "
                    "none "
                    "(default: all)")

@@ -249,14 +249,23 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
       double scores = elements(out) / e * n;
       return {2 * scores * d + (kSoftmaxFlops + kDivFlops) * scores + 2 * scores * e, moved};
     }
-    case OpKind::MultiHeadAttention: {
-      // The same two contractions per head, scores kept on chip.
-      double d = static_cast<double>(in[0].dims.back());
-      double e = static_cast<double>(out.dims.back());
-      double scores = static_cast<double>(in[0].dims[0] * in[0].dims[1] * in[1].dims[1]) *
+    case OpKind::MultiHeadAttention:
+    case OpKind::QkvAttention: {
+      // The same two contractions per head, scores kept on chip; QkvAttention first projects
+      // its input into q, k and v (B, S, D each).
+      const bool packed = config.op == OpKind::QkvAttention;
+      double d = static_cast<double>(out.dims.back());
+      double e = d;
+      if (!packed) d = static_cast<double>(in[0].dims.back());
+      double keys = static_cast<double>(packed ? in[0].dims[1] : in[1].dims[1]);
+      double scores = static_cast<double>(in[0].dims[0] * in[0].dims[1]) * keys *
                       static_cast<double>(config.attrs.get_int("num_heads"));
       double heads = static_cast<double>(config.attrs.get_int("num_heads"));
-      return {2 * scores * (d / heads) + (kSoftmaxFlops + kDivFlops) * scores +
+      double projection =
+          packed ? 2 * static_cast<double>(in[0].dims[0] * in[0].dims[1] * in[0].dims[2]) *
+                       static_cast<double>(in[1].dims[1])
+                 : 0.0;
+      return {projection + 2 * scores * (d / heads) + (kSoftmaxFlops + kDivFlops) * scores +
                   2 * scores * (e / heads),
               moved};
     }

@@ -18,6 +18,8 @@ bool is_parameter_input(ir::OpKind op, size_t input) {
       return input >= 2;
     case ir::OpKind::RotaryEmbedding:  // the position tables: constants of the model
       return input >= 1;
+    case ir::OpKind::QkvAttention:  // the packed weight and bias (prepacked by the kernel)
+      return input == 1 || input == 2;
     default:
       return false;
   }

@@ -33,10 +33,10 @@ using FusionLibraries = std::vector<std::shared_ptr<const pm::Module>>;
 
 // The IR operators that stand for ONNX Runtime's own kernels (what the library fuses into).
 inline constexpr ir::OpKind kContribOperators[] = {
-    ir::OpKind::MultiHeadAttention, ir::OpKind::RMSNorm,         ir::OpKind::BiasGelu,
-    ir::OpKind::FastGelu,           ir::OpKind::QuickGelu,       ir::OpKind::SkipLayerNorm,
-    ir::OpKind::SkipRMSNorm,        ir::OpKind::RotaryEmbedding, ir::OpKind::FusedConv,
-    ir::OpKind::FusedMatMul};
+    ir::OpKind::MultiHeadAttention, ir::OpKind::QkvAttention, ir::OpKind::RMSNorm,
+    ir::OpKind::BiasGelu,           ir::OpKind::FastGelu,     ir::OpKind::QuickGelu,
+    ir::OpKind::SkipLayerNorm,      ir::OpKind::SkipRMSNorm,  ir::OpKind::RotaryEmbedding,
+    ir::OpKind::FusedConv,          ir::OpKind::FusedMatMul};
 
 // The fusions a target adds to the e-graph (none for onnx), loaded and checked; throws
 // saturate::Error naming the file when a library is missing or malformed. `allowed` (IR names

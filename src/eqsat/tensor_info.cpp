@@ -106,7 +106,9 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
       break;
     }
     case ir::OpKind::MultiHeadAttention:
-      // Batch and rows follow q's; the last axis mixes heads of v, so nothing is carried there.
+    case ir::OpKind::QkvAttention:
+      // Batch and rows follow q's (x's); the last axis mixes heads of v, so nothing is carried
+      // there.
       carry(out, output, *inputs[0], 0, 0);
       carry(out, output, *inputs[0], 1, 1);
       break;

@@ -50,6 +50,9 @@ enum class OpKind : uint16_t {
   // ONNX Runtime's com.microsoft.MultiHeadAttention: heads split from and merged back into the
   // hidden axis inside the kernel (what PyPM's ONNX Runtime library fuses into).
   MultiHeadAttention,
+  // ONNX Runtime's com.microsoft.Attention: self-attention with the query, key and value
+  // projections of one input in the kernel, their weights packed into one (D_in, 3 D) matrix.
+  QkvAttention,
   // Root-mean-square normalization (RMSNorm, Llama's): ONNX Runtime's
   // SimplifiedLayerNormalization.
   RMSNorm,

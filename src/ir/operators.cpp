@@ -496,6 +496,29 @@ Types multi_head_attention(const Types& in, const Attributes& attrs) {
   return {TensorType{q.dtype, {q.dims[0], q.dims[1], v.dims[2]}}};
 }
 
+// x (B, S, Din) projected by weight (Din, 3 D) plus bias (3 D) into q, k and v (B, S, D), then
+// multi_head_attention with the optional attention bias.
+Types qkv_attention(const Types& in, const Attributes& attrs) {
+  require_same_dtype(in);
+  const auto& x = in[0];
+  const auto& weight = in[1];
+  require_rank(x, 3, "qkv_attention x");
+  require_rank(weight, 2, "qkv_attention weight");
+  if (weight.dims[0] != x.dims[2] || weight.dims[1] % 3 != 0) {
+    shape_error("qkv_attention needs a weight (" + std::to_string(x.dims[2]) + ", 3 D) for x " +
+                to_string(x) + ", got " + to_string(weight));
+  }
+  const int64_t hidden = weight.dims[1] / 3;
+  if (in[2].dims != Dims{3 * hidden}) {
+    shape_error("qkv_attention bias must be (" + std::to_string(3 * hidden) + "), got " +
+                to_string(in[2]));
+  }
+  const TensorType projected{x.dtype, {x.dims[0], x.dims[1], hidden}};
+  Types heads_in{projected, projected, projected};
+  if (in.size() == 4) heads_in.push_back(in[3]);
+  return multi_head_attention(heads_in, attrs);
+}
+
 // Elements [start, end) of one axis; the importer normalizes ONNX's negative and clamped bounds.
 Types slice(const Types& in, const Attributes& attrs) {
   const auto& x = in[0];
@@ -999,6 +1022,18 @@ std::vector<OpInfo> make_operator_table() {
        "q (B, S, D), k (B, L, D), v (B, L, Dv) and merged back into (B, S, Dv); the optional "
        "bias broadcasts to (B, num_heads, S, L). ONNX Runtime's com.microsoft.MultiHeadAttention.",
        multi_head_attention},
+      {OpKind::QkvAttention,
+       "qkv_attention",
+       "QkvAttention",
+       3,
+       4,
+       {"x", "weight", "bias", "attention_bias"},
+       {required("num_heads", AttrKind::Int), required("scale", AttrKind::Float)},
+       OpCategory::Contraction,
+       "multi_head_attention(q, k, v, attention_bias) of the projections [q k v] = x weight + "
+       "bias: x (B, S, Din), weight (Din, 3 D) packing the three projections' weights, bias "
+       "(3 D). ONNX Runtime's com.microsoft.Attention.",
+       qkv_attention},
       {OpKind::Pad,
        "pad",
        "Pad",

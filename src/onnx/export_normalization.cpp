@@ -103,7 +103,8 @@ bool Exporter::emit_normalization(NodeId id) {
       return true;
     }
     case OpKind::MultiHeadAttention:
-      emit_multi_head_attention(id);
+    case OpKind::QkvAttention:
+      emit_attention(id);
       return true;
     case OpKind::SkipLayerNorm:
     case OpKind::SkipRMSNorm:
@@ -124,28 +125,31 @@ bool Exporter::emit_normalization(NodeId id) {
   }
 }
 
-// com.microsoft.MultiHeadAttention. Its attention_bias must be (B or 1, N or 1, S, L): a bias
-// that broadcasts along the query or key axis (a padding mask (B, 1, 1, L)) is expanded first.
-void Exporter::emit_multi_head_attention(NodeId id) {
+// com.microsoft.MultiHeadAttention (q, k, v) or com.microsoft.Attention (x, the packed weight and
+// bias; the IR's qkv_attention). Their attention_bias must be (B or 1, N or 1, S, L): a bias that
+// broadcasts along the query or key axis (a padding mask (B, 1, 1, L)) is expanded first.
+void Exporter::emit_attention(NodeId id) {
   const ir::Node& node = graph_.node(id);
   const std::string& y = names_[id][0];
+  const bool packed = node.op == OpKind::QkvAttention;
   std::vector<std::string> inputs{name_of(node.inputs[0]), name_of(node.inputs[1]),
                                   name_of(node.inputs[2])};
   if (node.inputs.size() == 4) {
-    const ir::Dims& q = dims(node.inputs[0]);
-    const ir::Dims& k = dims(node.inputs[1]);
+    const int64_t queries = dims(node.inputs[0])[1];
+    const int64_t keys = packed ? queries : dims(node.inputs[1])[1];
     ir::Dims bias = dims(node.inputs[3]);
     while (bias.size() < 4) bias.insert(bias.begin(), 1);
-    const ir::Dims wanted{bias[0], bias[1], q[1], k[1]};
+    const ir::Dims wanted{bias[0], bias[1], queries, keys};
     std::string bias_name = name_of(node.inputs[3]);
     if (dims(node.inputs[3]) != wanted) {
       std::string expanded = fresh(y + "_attention_bias");
       add_node("Expand", {bias_name, ints_initializer(wanted, y + "_bias_shape")}, {expanded});
       bias_name = expanded;
     }
+    // MultiHeadAttention: bias, key_padding_mask; Attention: mask_index, past.
     inputs.insert(inputs.end(), {"", "", bias_name});
   }
-  NodeProto& mha = add_node("MultiHeadAttention", inputs, {y});
+  NodeProto& mha = add_node(packed ? "Attention" : "MultiHeadAttention", inputs, {y});
   mha.set_domain(std::string(kMicrosoftDomain));
   add_attr(mha, "num_heads", node.attrs.get_int("num_heads"));
   add_attr(mha, "scale", static_cast<float>(node.attrs.get_float("scale")));

@@ -430,6 +430,7 @@ ExportFamily export_family(OpKind op) {
     case OpKind::ReduceMean:
     case OpKind::Attention:
     case OpKind::MultiHeadAttention:
+    case OpKind::QkvAttention:
     case OpKind::RMSNorm:
     case OpKind::SkipLayerNorm:
     case OpKind::SkipRMSNorm:

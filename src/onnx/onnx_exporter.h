@@ -32,6 +32,7 @@ void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
 void add_attr(::onnx::NodeProto& node, const std::string& name, int64_t value);
 void add_attr(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
 void add_attr(::onnx::NodeProto& node, const std::string& name, float value);
+void add_attr(::onnx::NodeProto& node, const std::string& name, const std::vector<float>& values);
 void add_attr(::onnx::NodeProto& node, const std::string& name, const std::string& value);
 
 // The ONNX operator of a fused activation ("Relu", ...; "" for none): the node written after a
@@ -93,7 +94,7 @@ class Exporter {
   // The name a node with a fused activation writes before it: its own output without one.
   std::string pre_activation(ir::NodeId id);
   void emit_activation(const std::string& pre, const std::string& out, ir::Activation activation);
-  void emit_multi_head_attention(ir::NodeId id);
+  void emit_attention(ir::NodeId id);
   void emit_skip_normalization(ir::NodeId id);
   // A fused conv's bias as ONNX Conv reads it: one value per channel, 1-d.
   std::string conv_bias(ir::NodeId id);

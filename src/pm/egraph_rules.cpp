@@ -179,10 +179,17 @@ class TermBuilder {
         value.kind = eqsat::Term::Kind::AttributeValue;
         value.attr_kind = slot.attr_kind;
         const ir::AttrValue* found = attrs.find(slot.name);
-        if (found == nullptr) {
+        if (slot.check_only && found == nullptr) {
+          // TENSAT's concat ndim: the rank of the inputs, which the IR operator does not carry.
+          std::optional<ir::TensorType> first =
+              term.args.empty() ? std::nullopt : value_type(term.args[0]);
+          if (!first) throw PatternError(where() + ": " + info.name + " on untyped inputs");
+          value.value = int64_t{first->rank()};
+        } else if (found == nullptr) {
           throw PatternError(where() + ": " + info.name + " needs attribute " + slot.name);
+        } else {
+          value.value = *found;
         }
-        value.value = *found;
         result.args.push_back(std::move(value));
       } else if (op.variadic_tensors && &slot == &op.slots.back()) {
         while (next_input < term.args.size()) result.args.push_back(build(term.args[next_input++]));

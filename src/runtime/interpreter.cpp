@@ -176,6 +176,9 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
     case OpKind::MultiHeadAttention:
       return {kernels::multi_head_attention(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr,
                                             attrs.get_int("num_heads"), attrs.get_float("scale"))};
+    case OpKind::QkvAttention:
+      return {kernels::qkv_attention(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr,
+                                     attrs.get_int("num_heads"), attrs.get_float("scale"))};
     case OpKind::RotaryEmbedding:
       return {kernels::rotary_embedding(*in[0], *in[1], *in[2])};
     case OpKind::Slice:

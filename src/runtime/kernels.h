@@ -103,5 +103,9 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale
 // q (B, S, D), k (B, L, D), v (B, L, Dv), bias (optional) broadcasting to (B, heads, S, L).
 Tensor multi_head_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* bias,
                             int64_t heads, double scale);
+// multi_head_attention of [q k v] = x weight + bias: x (B, S, Din), weight (Din, 3 D), bias (3 D)
+// (ONNX Runtime's Attention).
+Tensor qkv_attention(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                     const Tensor* attention_bias, int64_t heads, double scale);
 
 }  // namespace saturate::runtime::kernels

@@ -393,6 +393,8 @@ TEST(GraphCost, EveryOperatorIsPriced) {
       b.reduce_mean(x, {2, 3}, false),
       b.attention(v, v, v, 2.0),
       b.apply(OpKind::MultiHeadAttention, {h, h, h}, {{"num_heads", int64_t{2}}, {"scale", 0.5}}),
+      b.apply(OpKind::QkvAttention, {h, b.weight({8, 24}), b.weight({24})},
+              {{"num_heads", int64_t{2}}, {"scale", 0.5}}),
       b.noop(v, v),
       b.apply(OpKind::Pad, {v}, {{"pads", Dims{1, 0, 0, 1}}}),
       b.apply(OpKind::Slice, {v},

@@ -334,6 +334,11 @@ const std::vector<ValidCase>& valid_cases() {
        {f32({2, 5, 8}), f32({2, 7, 8}), f32({2, 7, 4}), f32({2, 1, 1, 7})},
        {{"num_heads", int64_t{4}}, {"scale", 0.5}},
        {f32({2, 5, 4})}},
+      {"qkv_attention with a padding mask",
+       OpKind::QkvAttention,
+       {f32({2, 5, 6}), f32({6, 24}), f32({24}), f32({2, 1, 1, 5})},
+       {{"num_heads", int64_t{2}}, {"scale", 0.5}},
+       {f32({2, 5, 8})}},
       {"pad spatial",
        OpKind::Pad,
        {f32({1, 3, 5, 5})},
@@ -789,6 +794,26 @@ const std::vector<ErrorCase>& error_cases() {
        {f32({2, 5, 8}), f32({2, 5, 8}), f32({2, 5, 8}), f32({2, 1, 3, 5})},
        {{"num_heads", int64_t{2}}, {"scale", 0.5}},
        {"does not broadcast to the scores"}},
+      {"qkv_attention weight rows",
+       OpKind::QkvAttention,
+       {f32({2, 5, 6}), f32({8, 24}), f32({24})},
+       {{"num_heads", int64_t{2}}, {"scale", 0.5}},
+       {"qkv_attention needs a weight (6, 3 D) for x f32[2 5 6], got f32[8 24]"}},
+      {"qkv_attention weight not three parts",
+       OpKind::QkvAttention,
+       {f32({2, 5, 6}), f32({6, 20}), f32({20})},
+       {{"num_heads", int64_t{2}}, {"scale", 0.5}},
+       {"needs a weight (6, 3 D)"}},
+      {"qkv_attention bias",
+       OpKind::QkvAttention,
+       {f32({2, 5, 6}), f32({6, 24}), f32({8})},
+       {{"num_heads", int64_t{2}}, {"scale", 0.5}},
+       {"qkv_attention bias must be (24), got f32[8]"}},
+      {"qkv_attention heads",
+       OpKind::QkvAttention,
+       {f32({2, 5, 6}), f32({6, 24}), f32({24})},
+       {{"num_heads", int64_t{3}}, {"scale", 0.5}},
+       {"3 heads do not divide"}},
       {"multi_head_attention rank",
        OpKind::MultiHeadAttention,
        {f32({5, 8}), f32({5, 8}), f32({5, 8})},
@@ -1118,9 +1143,9 @@ TEST(OpRegistry, CategoriesTheCostModelRelyOn) {
     if (info.category == OpCategory::Contraction) contractions.insert(info.kind);
   }
   EXPECT_EQ(leaves, (std::set<OpKind>{OpKind::Input, OpKind::Weight, OpKind::Constant}));
-  EXPECT_EQ(contractions,
-            (std::set<OpKind>{OpKind::MatMul, OpKind::FusedMatMul, OpKind::Conv2d,
-                              OpKind::FusedConv, OpKind::Attention, OpKind::MultiHeadAttention}));
+  EXPECT_EQ(contractions, (std::set<OpKind>{OpKind::MatMul, OpKind::FusedMatMul, OpKind::Conv2d,
+                                            OpKind::FusedConv, OpKind::Attention,
+                                            OpKind::MultiHeadAttention, OpKind::QkvAttention}));
 }
 
 // ---------------------------------------------------------------------------------------------

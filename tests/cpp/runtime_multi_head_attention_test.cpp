@@ -79,3 +79,47 @@ TEST(MultiHeadAttention, ChecksItsShapes) {
                saturate::Error);
   EXPECT_THROW(infer({f32({5, 8}), f32({7, 8}), f32({7, 8})}, 2), saturate::Error);
 }
+
+// ONNX Runtime's Attention (the IR's qkv_attention): the three projections x W + b of one input,
+// their weights packed column-wise, then multi-head attention, against the projections written
+// out and multi_head_attention (itself checked against the exporters' graph above).
+TEST(QkvAttention, EqualsThreeProjectionsThenMultiHeadAttention) {
+  struct Projected {
+    int64_t batch, sequence, in, heads, head_size;
+    Dims mask;
+  };
+  const std::vector<Projected> cases = {
+      {1, 6, 8, 2, 4, {}}, {2, 5, 6, 3, 2, {2, 1, 1, 5}}, {1, 7, 12, 4, 3, {1, 1, 7, 7}}};
+  for (const Projected& c : cases) {
+    const int64_t hidden = c.heads * c.head_size;
+    const Attributes attrs{{"num_heads", c.heads}, {"scale", 0.4}};
+    GraphBuilder unfused("unfused");
+    ValueRef x = unfused.input("x", {c.batch, c.sequence, c.in});
+    ValueRef w = unfused.input("w", {c.in, 3 * hidden});
+    ValueRef bias = unfused.input("b", {3 * hidden});
+    std::vector<ValueRef> heads_in;
+    for (int64_t part = 0; part < 3; ++part) {
+      ValueRef weight = unfused.apply(
+          OpKind::Slice, {w},
+          {{"axis", int64_t{1}}, {"start", part * hidden}, {"end", (part + 1) * hidden}});
+      ValueRef shift = unfused.apply(
+          OpKind::Slice, {bias},
+          {{"axis", int64_t{0}}, {"start", part * hidden}, {"end", (part + 1) * hidden}});
+      heads_in.push_back(unfused.add(unfused.matmul(x, weight), shift));
+    }
+    GraphBuilder fused("fused");
+    std::vector<ValueRef> packed{fused.input("x", {c.batch, c.sequence, c.in}),
+                                 fused.input("w", {c.in, 3 * hidden}),
+                                 fused.input("b", {3 * hidden})};
+    if (!c.mask.empty()) {
+      heads_in.push_back(unfused.input("mask", c.mask));
+      packed.push_back(fused.input("mask", c.mask));
+    }
+    unfused.output("y", unfused.apply(OpKind::MultiHeadAttention, heads_in, attrs));
+    fused.output("y", fused.apply(OpKind::QkvAttention, packed, attrs));
+    GraphComparison comparison =
+        compare_graphs(std::move(unfused).finish(), std::move(fused).finish(), 13);
+    EXPECT_TRUE(comparison.finite);
+    EXPECT_LT(comparison.max_abs_error, 1e-9) << "heads " << c.heads << ", in " << c.in;
+  }
+}

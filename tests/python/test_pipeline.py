@@ -55,7 +55,7 @@ def test_cli_and_python_reports_are_equal_field_by_field(saturate, tmp_path, cos
     assert comparable(cli) == comparable(python)
     assert cli["verified"] is True and cli["cost_model"] == cost
     if cost == "analytic":  # measured costs decide by timings, which vary from run to run
-        assert cli["fused_operators"] == {"bias_gelu": 2, "multi_head_attention": 2,
+        assert cli["fused_operators"] == {"bias_gelu": 2, "qkv_attention": 2,
                                           "skip_layer_norm": 5}
 
 

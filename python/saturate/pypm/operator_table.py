@@ -80,6 +80,10 @@ OPERATORS = (
         ('num_heads', 'int'),
         ('scale', 'float'),
     ), 1),
+    ('qkv_attention', 'QkvAttention', 3, 4, ('x', 'weight', 'bias', 'attention_bias'), (
+        ('num_heads', 'int'),
+        ('scale', 'float'),
+    ), 1),
     ('rms_norm', 'RMSNorm', 2, 2, ('x', 'scale'), (
         ('axis', 'int', -1),
         ('epsilon', 'float', 1e-05),
