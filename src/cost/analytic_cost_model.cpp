@@ -254,17 +254,15 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
       // The same two contractions per head, scores kept on chip; QkvAttention first projects
       // its input into q, k and v (B, S, D each).
       const bool packed = config.op == OpKind::QkvAttention;
-      double d = static_cast<double>(out.dims.back());
-      double e = d;
-      if (!packed) d = static_cast<double>(in[0].dims.back());
+      double e = static_cast<double>(out.dims.back());
+      double d = packed ? e : static_cast<double>(in[0].dims.back());  // the query's width
+      double queries = static_cast<double>(in[0].dims[0] * in[0].dims[1]);
       double keys = static_cast<double>(packed ? in[0].dims[1] : in[1].dims[1]);
-      double scores = static_cast<double>(in[0].dims[0] * in[0].dims[1]) * keys *
-                      static_cast<double>(config.attrs.get_int("num_heads"));
       double heads = static_cast<double>(config.attrs.get_int("num_heads"));
-      double projection =
-          packed ? 2 * static_cast<double>(in[0].dims[0] * in[0].dims[1] * in[0].dims[2]) *
-                       static_cast<double>(in[1].dims[1])
-                 : 0.0;
+      double scores = queries * keys * heads;
+      double projection = packed ? 2 * queries * static_cast<double>(in[0].dims[2]) *
+                                       static_cast<double>(in[1].dims[1])
+                                 : 0.0;
       return {projection + 2 * scores * (d / heads) + (kSoftmaxFlops + kDivFlops) * scores +
                   2 * scores * (e / heads),
               moved};

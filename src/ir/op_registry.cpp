@@ -76,11 +76,13 @@ Attributes complete_attributes(const OpInfo& info, const Attributes& given) {
   }
   // Enumerations are range-checked here so that nothing downstream sees a bad code.
   for (const auto& spec : info.attributes) {
-    if (spec.kind == AttrKind::Activation && has_parameters(complete.get_activation(spec.name)) &&
-        info.find_attribute("activation_alpha") == nullptr) {
-      throw Error("operator '" + info.name + "' fuses none, sigmoid, relu or tanh, not " +
-                  std::string(to_string(complete.get_activation(spec.name))) +
-                  " (an activation with parameters is fused_conv's)");
+    if (spec.kind == AttrKind::Activation) {
+      const Activation activation = complete.get_activation(spec.name);
+      if (has_parameters(activation) && info.find_attribute("activation_alpha") == nullptr) {
+        throw Error("operator '" + info.name + "' fuses none, sigmoid, relu or tanh, not " +
+                    std::string(to_string(activation)) +
+                    " (an activation with parameters is fused_conv's)");
+      }
     }
     if (spec.kind == AttrKind::Padding) complete.get_padding(spec.name);
   }

@@ -77,12 +77,6 @@ Tensor unary(ir::OpKind op, const Tensor& x) {
   return out;
 }
 
-Tensor clip(const Tensor& x, double min, double max) {
-  Tensor out(x.dims);
-  for (size_t i = 0; i < x.data.size(); ++i) out.data[i] = std::min(std::max(x.data[i], min), max);
-  return out;
-}
-
 Tensor bias_gelu(const Tensor& x, const Tensor& bias) {
   if (x.dims.empty() || bias.dims.size() != 1 || bias.dims[0] != x.dims.back()) {
     throw Error("bias_gelu: the bias must be one value per element of the last axis");
@@ -146,6 +140,12 @@ void activate(Tensor& t, const FusedActivation& activation) {
   }
   throw Error("unknown fused activation code " +
               std::to_string(static_cast<int64_t>(activation.kind)));
+}
+
+Tensor activated(const Tensor& x, const FusedActivation& activation) {
+  Tensor out = x;
+  activate(out, activation);
+  return out;
 }
 
 }  // namespace saturate::runtime::kernels

@@ -129,18 +129,13 @@ std::vector<Tensor> compute(const ir::Node& node, const std::vector<const Tensor
     case OpKind::QuickGelu:
       return {kernels::quick_gelu(*in[0], attrs.get_float("alpha"))};
     case OpKind::Clip:
-      return {kernels::clip(*in[0], attrs.get_float("min"), attrs.get_float("max"))};
-    case OpKind::LeakyRelu: {
-      Tensor out = *in[0];
-      kernels::activate(out, {ir::Activation::LeakyRelu, attrs.get_float("alpha")});
-      return {std::move(out)};
-    }
-    case OpKind::HardSigmoid: {
-      Tensor out = *in[0];
-      kernels::activate(
-          out, {ir::Activation::HardSigmoid, attrs.get_float("alpha"), attrs.get_float("beta")});
-      return {std::move(out)};
-    }
+      return {kernels::activated(
+          *in[0], {ir::Activation::Clip, attrs.get_float("min"), attrs.get_float("max")})};
+    case OpKind::LeakyRelu:
+      return {kernels::activated(*in[0], {ir::Activation::LeakyRelu, attrs.get_float("alpha")})};
+    case OpKind::HardSigmoid:
+      return {kernels::activated(*in[0], {ir::Activation::HardSigmoid, attrs.get_float("alpha"),
+                                          attrs.get_float("beta")})};
     case OpKind::Transpose:
       return {kernels::transpose(*in[0], attrs.get_ints("perm"))};
     case OpKind::Enlarge:

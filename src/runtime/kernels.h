@@ -17,7 +17,6 @@ namespace saturate::runtime::kernels {
 // elementwise_kernels.cpp
 // relu, tanh, sigmoid, sqrt, erf, exp, gelu, fast_gelu.
 Tensor unary(ir::OpKind op, const Tensor& x);
-Tensor clip(const Tensor& x, double min, double max);
 // gelu(x + bias), bias along the last axis (ONNX Runtime's BiasGelu).
 Tensor bias_gelu(const Tensor& x, const Tensor& bias);
 // x * sigmoid(alpha * x) (ONNX Runtime's QuickGelu; SiLU is alpha 1).
@@ -34,6 +33,8 @@ struct FusedActivation {
 // The fused activation of matmul, conv2d, fused_conv and the pools, in place; the standalone
 // leaky_relu and hard_sigmoid operators run it too.
 void activate(Tensor& t, const FusedActivation& activation);
+// A copy of x with the activation applied: the standalone clip, leaky_relu and hard_sigmoid.
+Tensor activated(const Tensor& x, const FusedActivation& activation);
 
 // matmul_kernel.cpp
 // Product over the last two axes; batch axes broadcast to out_dims.

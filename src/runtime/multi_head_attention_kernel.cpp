@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "runtime/index_math.h"
 #include "runtime/kernels.h"
@@ -62,23 +63,11 @@ Tensor multi_head_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
 
 Tensor qkv_attention(const Tensor& x, const Tensor& weight, const Tensor& bias,
                      const Tensor* attention_bias, int64_t heads, double scale) {
-  const int64_t rows = x.dims[0] * x.dims[1];
-  const int64_t in = x.dims[2];
   const int64_t hidden = weight.dims[1] / 3;
-  const ir::Dims projected{x.dims[0], x.dims[1], hidden};
-  Tensor q(projected), k(projected), v(projected);
-  Tensor* parts[] = {&q, &k, &v};
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < 3 * hidden; ++c) {
-      double sum = bias.data[static_cast<size_t>(c)];
-      for (int64_t i = 0; i < in; ++i) {
-        sum += x.data[static_cast<size_t>(r * in + i)] *
-               weight.data[static_cast<size_t>(i * 3 * hidden + c)];
-      }
-      parts[c / hidden]->data[static_cast<size_t>(r * hidden + c % hidden)] = sum;
-    }
-  }
-  return multi_head_attention(q, k, v, attention_bias, heads, scale);
+  const ir::Dims packed{x.dims[0], x.dims[1], 3 * hidden};
+  Tensor projected = binary(ir::OpKind::Add, matmul(x, weight, packed), bias, packed);
+  std::vector<Tensor> qkv = split(projected, 2, {hidden, hidden, hidden});
+  return multi_head_attention(qkv[0], qkv[1], qkv[2], attention_bias, heads, scale);
 }
 
 }  // namespace saturate::runtime::kernels
