@@ -110,7 +110,7 @@ from saturate.pypm import (Add, BiasGelu, Concat, Div, Erf, EwAdd, EwMul, FastGe
                            Gelu, LayerNorm, MatMul, Mul, MultiHeadAttention, Opaque,
                            Pow, QkvAttention, QuickGelu, ReduceMean, Reshape, RMSNorm, RotaryEmbedding, Sigmoid,
                            SkipLayerNorm, SkipRMSNorm, Slice, Softmax, Sqrt, Sub, Tanh, Transpose,
-                           pattern, rule, var)
+                           op_var, pattern, rule, var)
 
 
 @pattern
@@ -523,6 +523,100 @@ def fuse_masked_qkv_attention(x, wq, bq, wk, bk, wv, bv, m, mha: pypm.Op):
     assert x.shape.rank == 3 and wk.shape == wq.shape and wv.shape == wq.shape
     return QkvAttention(x, Concat(wq, wk, wv, axis=1), Concat(bq, bk, bv, axis=0), m,
                         num_heads=mha.attrs.num_heads, scale=mha.attrs.scale)
+
+
+# The projections packed by the model itself (GPT-2's Conv1D c_attn: one x W + b of width 3 D on
+# the rows flattened to (B*S, Din), viewed back as (B, S, 3 D) and split in three along the last
+# axis) are the kernel's packed weight and bias as they are. In the e-graph the three parts are
+# slices of the product (the matcher's view of TENSAT's binary splits); `pm apply` sees the Split.
+@pattern
+def PackedProjection(x, w, b):
+    """x W + b of width 3 D on x (B, S, Din), in 3-d."""
+    return Projection(x, w, b)
+
+
+@pattern
+def PackedProjection(x, w, b):  # noqa: F811 - GPT-2's Conv1D: view(-1, Din), addmm, view back
+    rows, flat, p = var(), var(), var()
+    assert p <= Reshape(flat)
+    assert flat <= Projection(rows, w, b)
+    assert rows <= Reshape(x)
+    assert x.shape.rank == 3 and rows.shape.rank == 2 and p.shape.rank == 3
+    assert rows.shape[0] == x.shape[0] * x.shape[1] and rows.shape[1] == x.shape[2]
+    assert p.shape[0] == x.shape[0] and p.shape[1] == x.shape[1] and p.shape[2] == flat.shape[1]
+    return p
+
+
+@pattern
+def PackedSelfAttention(x, w, b, mha: pypm.Op):
+    """q, k, v the three thirds of the last axis of one packed projection: slices in the e-graph."""
+    p, sq, sk, sv = var(), op_var(), op_var(), op_var()
+    assert mha.name == "multi_head_attention"
+    assert sq.name == "slice" and sk.name == "slice" and sv.name == "slice"
+    assert p <= PackedProjection(x, w, b)
+    assert p.shape.rank == 3 and p.shape[2] % 3 == 0
+    assert sq.attrs.axis == 2 and sq.attrs.start == 0 and sq.attrs.end == p.shape[2] // 3
+    assert sk.attrs.axis == 2 and sk.attrs.start == p.shape[2] // 3
+    assert sk.attrs.end == 2 * (p.shape[2] // 3)
+    assert sv.attrs.axis == 2 and sv.attrs.start == 2 * (p.shape[2] // 3)
+    assert sv.attrs.end == p.shape[2]
+    return mha(sq(p), sk(p), sv(p))
+
+
+@pattern
+def PackedSelfAttention(x, w, b, mha: pypm.Op):  # noqa: F811 - outputs 0, 1, 2 of one Split
+    p, q, k, v, split = var(), var(), var(), var(), op_var()
+    assert mha.name == "multi_head_attention"
+    assert q <= split(p)[0]
+    assert k <= split(p)[1]
+    assert v <= split(p)[2]
+    assert split.name == "split"
+    assert p <= PackedProjection(x, w, b)
+    # Three parts of equal width that fill the last axis: the split's sizes are [D, D, D].
+    assert p.shape.rank == 3 and split.attrs.axis in (2, -1)
+    assert q.shape[2] == k.shape[2] and v.shape[2] == q.shape[2] and p.shape[2] == 3 * q.shape[2]
+    return mha(q, k, v)
+
+
+@pattern
+def MaskedPackedSelfAttention(x, w, b, m, mha: pypm.Op):
+    p, sq, sk, sv = var(), op_var(), op_var(), op_var()
+    assert mha.name == "multi_head_attention"
+    assert sq.name == "slice" and sk.name == "slice" and sv.name == "slice"
+    assert p <= PackedProjection(x, w, b)
+    assert p.shape.rank == 3 and p.shape[2] % 3 == 0
+    assert sq.attrs.axis == 2 and sq.attrs.start == 0 and sq.attrs.end == p.shape[2] // 3
+    assert sk.attrs.axis == 2 and sk.attrs.start == p.shape[2] // 3
+    assert sk.attrs.end == 2 * (p.shape[2] // 3)
+    assert sv.attrs.axis == 2 and sv.attrs.start == 2 * (p.shape[2] // 3)
+    assert sv.attrs.end == p.shape[2]
+    return mha(sq(p), sk(p), sv(p), m)
+
+
+@pattern
+def MaskedPackedSelfAttention(x, w, b, m, mha: pypm.Op):  # noqa: F811
+    p, q, k, v, split = var(), var(), var(), var(), op_var()
+    assert mha.name == "multi_head_attention"
+    assert q <= split(p)[0]
+    assert k <= split(p)[1]
+    assert v <= split(p)[2]
+    assert split.name == "split"
+    assert p <= PackedProjection(x, w, b)
+    assert p.shape.rank == 3 and split.attrs.axis in (2, -1)
+    assert q.shape[2] == k.shape[2] and v.shape[2] == q.shape[2] and p.shape[2] == 3 * q.shape[2]
+    return mha(q, k, v, m)
+
+
+@rule(PackedSelfAttention)
+def fuse_packed_qkv_attention(x, w, b, mha: pypm.Op):
+    assert x.shape.rank == 3 and w.shape[0] == x.shape[2]
+    return QkvAttention(x, w, b, num_heads=mha.attrs.num_heads, scale=mha.attrs.scale)
+
+
+@rule(MaskedPackedSelfAttention)
+def fuse_masked_packed_qkv_attention(x, w, b, m, mha: pypm.Op):
+    assert x.shape.rank == 3 and w.shape[0] == x.shape[2]
+    return QkvAttention(x, w, b, m, num_heads=mha.attrs.num_heads, scale=mha.attrs.scale)
 
 
 # ---- sequence-first attention -----------------------------------------------------------------
@@ -972,15 +1066,16 @@ def fuse_quick_gelu(x, a):
 
 @pattern
 def RotateHalf(x):
-    """concat(-x[..., H/2:], x[..., :H/2]) on the last axis of x (B, N, S, H)."""
-    low, high = var(), var()
-    assert low <= Slice(x)
-    assert high <= Slice(x)
+    """concat(-x[..., H/2:], x[..., :H/2]) on the last axis of x (B, N, S, H). The slices are
+    operator variables, so the guards read the nodes matched (a part of a split in the e-graph is
+    seen as a slice of each tensor it was cut from: a class may hold several)."""
+    low, high = op_var(), op_var()
+    assert low.name == "slice" and high.name == "slice"
     assert x.shape.rank == 4 and x.shape[3] % 2 == 0
     assert low.attrs.axis == 3 and low.attrs.start == 0 and low.attrs.end == x.shape[3] // 2
     assert high.attrs.axis == 3 and high.attrs.start == x.shape[3] // 2
     assert high.attrs.end == x.shape[3]
-    return Concat(Opaque(high, op_type="Neg"), low, axis=3)
+    return Concat(Opaque(high(x), op_type="Neg"), low(x), axis=3)
 
 
 @pattern

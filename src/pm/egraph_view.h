@@ -3,6 +3,9 @@
 // The matcher's view of the tensor e-graph: a value is an e-class, and every visible operator or
 // leaf e-node in it is one producer (a choice point). Attribute slots are folded back into
 // ir::Attributes, so PyPM patterns see the same operators and attributes as on an ir::Graph.
+// TENSAT's binary splits have no PyPM counterpart: a part of a split is seen as a `slice` of the
+// tensor it was cut from, and of every tensor along the chain of splits on the same axis above
+// it (an n-way split is a chain of binary splits), so patterns match split parts as slices.
 // Built on a clean e-graph; valid until the e-graph changes.
 
 #include <cstdint>
@@ -55,6 +58,9 @@ class EGraphView {
     std::vector<Value> inputs;
     std::optional<double> constant;
   };
+
+  // Adds the slices that a split part is (see above) to `part`'s producers.
+  void add_split_part_slices(egraph::EClassId part, const eqsat::TensorNode& projection);
 
   const eqsat::TensorEGraph* egraph_;
   std::vector<ViewNode> nodes_;

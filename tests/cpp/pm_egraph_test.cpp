@@ -94,6 +94,86 @@ TEST(EGraphView, EveryVisibleProducerOfAClassIsAChoice) {
   EXPECT_EQ(extra.stats()[0].applied, 1u);
 }
 
+// Every slice the view shows, as (axis, width of the input's axis, start, end, class).
+struct ViewSlice {
+  int64_t axis, input_width, start, end;
+  uint32_t eclass;
+  bool operator==(const ViewSlice&) const = default;
+};
+
+std::vector<ViewSlice> view_slices(const eqsat::TensorEGraph& egraph, const EGraphView& view) {
+  std::vector<ViewSlice> slices;
+  for (egraph::EClassId value : view.tensor_classes()) {
+    view.for_each_producer(value, [&](EGraphView::NodeRef node, uint32_t) {
+      if (view.op(node) != ir::OpKind::Slice) return false;
+      int64_t axis = view.attrs(node).get_int("axis");
+      slices.push_back({axis, view.type(view.input(node, 0)).dims.at(static_cast<size_t>(axis)),
+                        view.attrs(node).get_int("start"), view.attrs(node).get_int("end"),
+                        egraph.find(value).value()});
+      return false;
+    });
+  }
+  return slices;
+}
+
+TEST(EGraphView, ASplitPartIsASliceOfEveryTensorItWasCutFromOnTheSameAxis) {
+  // A 3-way split is a chain of two binary splits in the e-graph: x -> [0, 3) and rest (9 wide)
+  // -> [0, 4) and [4, 9) of rest. The view shows each part as a slice of rest and of x (and rest
+  // itself as x's [3, 12)).
+  ir::GraphBuilder b("g");
+  std::vector<ir::ValueRef> parts = b.split(b.input("x", {2, 12}), 1, {3, 4, 5});
+  for (size_t k = 0; k < parts.size(); ++k) b.output("y" + std::to_string(k), b.relu(parts[k]));
+  eqsat::TensorEGraph egraph;
+  eqsat::add_graph(egraph, std::move(b).finish());
+  EGraphView view(egraph);
+  std::vector<ViewSlice> slices = view_slices(egraph, view);
+  ASSERT_EQ(slices.size(), 6u);
+  auto find = [&](int64_t width, int64_t start, int64_t end) -> const ViewSlice* {
+    for (const ViewSlice& slice : slices) {
+      if (slice.axis == 1 && slice.input_width == width && slice.start == start &&
+          slice.end == end) {
+        return &slice;
+      }
+    }
+    return nullptr;
+  };
+  const ViewSlice* first = find(12, 0, 3);
+  const ViewSlice* middle = find(12, 3, 7);
+  const ViewSlice* last = find(12, 7, 12);
+  ASSERT_TRUE(first && middle && last);
+  ASSERT_TRUE(find(9, 0, 4) && find(9, 4, 9) && find(12, 3, 12));
+  EXPECT_EQ(find(9, 0, 4)->eclass, middle->eclass);
+  EXPECT_EQ(find(9, 4, 9)->eclass, last->eclass);
+  EXPECT_NE(first->eclass, middle->eclass);
+}
+
+TEST(EGraphView, SplitsOnAnotherAxisAreNotComposed) {
+  // x (6, 12) cut on axis 1 into 4 + 8, the 8-wide part cut on axis 0 into 2 + 4 rows: those
+  // rows are slices of the part on axis 0 only, never of x.
+  ir::GraphBuilder b("g");
+  std::vector<ir::ValueRef> columns = b.split(b.input("x", {6, 12}), 1, {4, 8});
+  std::vector<ir::ValueRef> rows = b.split(columns[1], 0, {2, 4});
+  b.output("a", b.relu(columns[0]));
+  b.output("b", b.relu(rows[0]));
+  b.output("c", b.relu(rows[1]));
+  eqsat::TensorEGraph egraph;
+  eqsat::add_graph(egraph, std::move(b).finish());
+  EGraphView view(egraph);
+  std::vector<ViewSlice> slices = view_slices(egraph, view);
+  ASSERT_EQ(slices.size(), 4u);  // x's [0, 4) and [4, 12) on axis 1, the part's rows on axis 0
+  size_t on_rows = 0;
+  for (const ViewSlice& slice : slices) {
+    if (slice.axis == 0) {
+      ++on_rows;
+      EXPECT_EQ(slice.input_width, 6);  // rows of the (6, 8) part
+      EXPECT_TRUE((slice.start == 0 && slice.end == 2) || (slice.start == 2 && slice.end == 6));
+    } else {
+      EXPECT_EQ(slice.input_width, 12);
+    }
+  }
+  EXPECT_EQ(on_rows, 2u);
+}
+
 TEST(EGraphRules, OptimizeExtractsTheRewrittenFormWhenItIsCheaper) {
   // gelu(x) is cheaper than its decomposition; a PyPM rule fusing it runs inside optimize.
   ir::GraphBuilder b("gelu");
