@@ -4,6 +4,8 @@ beat the three projections followed by MultiHeadAttention on the CPU? (issue 18:
 library fuses self-attention's projections into `qkv_attention`.)
 
     python3 bench/qkv_attention_kernel.py --out-dir bench/results/qkv_attention
+    python3 bench/qkv_attention_kernel.py --baseline split --shapes 128:768:12 512:768:12 \
+        --out-dir bench/results/qkv_attention_packed
 
 Small models of one encoder attention block, batch 1, an additive causal (1, 1, S, S) bias:
 x (1, S, D) -> MatMul + Add three times -> MultiHeadAttention (what the library fuses the
@@ -11,6 +13,11 @@ exported attention into without the projections), against one com.microsoft.Atte
 packed (D, 3 D) weight and (3 D) bias (what `qkv_attention` writes). Both outputs are compared
 first. Timed interleaved (--rounds rounds, the order alternating each round; spinning off),
 median, p10 and p90 of each, at each --threads, for each --shapes S:D:N.
+
+With --baseline split the projections are the model's own packed one (GPT-2's Conv1D): the rows
+flattened to (S, D), one MatMul on the (D, 3 D) weight, Add, viewed back as (1, S, 3 D) and split
+in three (as two binary Splits, the way Saturate writes it without the packed fusion), then
+MultiHeadAttention; Attention takes the same weight and bias.
 """
 from __future__ import annotations
 
@@ -24,7 +31,24 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 
-def model(packed, seq, hidden, heads, seed=0):
+def split_projections(weights, biases, seq, hidden):
+    """GPT-2's packed projection, split: the nodes and initializers that compute q, k, v."""
+    init = [numpy_helper.from_array(np.concatenate(weights, axis=1), "w"),
+            numpy_helper.from_array(np.concatenate(biases), "b"),
+            numpy_helper.from_array(np.array([seq, hidden], np.int64), "rows_shape"),
+            numpy_helper.from_array(np.array([1, seq, 3 * hidden], np.int64), "packed_shape"),
+            numpy_helper.from_array(np.array([hidden, 2 * hidden], np.int64), "first_cut"),
+            numpy_helper.from_array(np.array([hidden, hidden], np.int64), "second_cut")]
+    nodes = [helper.make_node("Reshape", ["x", "rows_shape"], ["rows"]),
+             helper.make_node("MatMul", ["rows", "w"], ["product"]),
+             helper.make_node("Add", ["product", "b"], ["biased"]),
+             helper.make_node("Reshape", ["biased", "packed_shape"], ["packed"]),
+             helper.make_node("Split", ["packed", "first_cut"], ["q", "kv"], axis=2),
+             helper.make_node("Split", ["kv", "second_cut"], ["k", "v"], axis=2)]
+    return nodes, init
+
+
+def model(packed, seq, hidden, heads, seed=0, baseline="separate"):
     rng = np.random.default_rng(seed)
     weights = [rng.normal(size=(hidden, hidden)).astype(np.float32) * 0.03 for _ in range(3)]
     biases = [rng.normal(size=(hidden,)).astype(np.float32) * 0.1 for _ in range(3)]
@@ -36,6 +60,12 @@ def model(packed, seq, hidden, heads, seed=0):
                  numpy_helper.from_array(np.concatenate(biases), "b")]
         nodes = [helper.make_node("Attention", ["x", "w", "b", "", "", "mask"], ["y"],
                                   domain="com.microsoft", num_heads=heads, scale=scale)]
+    elif baseline == "split":
+        nodes, projection_init = split_projections(weights, biases, seq, hidden)
+        init += projection_init
+        nodes.append(helper.make_node("MultiHeadAttention", ["q", "k", "v", "", "", "mask"],
+                                      ["y"], domain="com.microsoft", num_heads=heads,
+                                      scale=scale))
     else:
         nodes = []
         for i, name in enumerate("qkv"):
@@ -62,8 +92,9 @@ def session(onnx_model, threads):
                                 providers=["CPUExecutionProvider"])
 
 
-def measure(seq, hidden, heads, threads, rounds, warmup):
-    sessions = {kind: session(model(kind == "packed", seq, hidden, heads), threads)
+def measure(seq, hidden, heads, threads, rounds, warmup, baseline):
+    sessions = {kind: session(model(kind == "packed", seq, hidden, heads, baseline=baseline),
+                              threads)
                 for kind in ("separate", "packed")}
     x = np.random.default_rng(1).normal(size=(1, seq, hidden)).astype(np.float32)
     outputs = {kind: s.run(None, {"x": x})[0] for kind, s in sessions.items()}
@@ -89,13 +120,15 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--baseline", choices=["separate", "split"], default="separate",
+                    help="three projections (BERT) or one packed projection split (GPT-2)")
     ap.add_argument("--out-dir", type=pathlib.Path, default=None)
     args = ap.parse_args()
     rows = []
     for shape in args.shapes:
         seq, hidden, heads = (int(v) for v in shape.split(":"))
         for threads in args.threads:
-            row = measure(seq, hidden, heads, threads, args.rounds, args.warmup)
+            row = measure(seq, hidden, heads, threads, args.rounds, args.warmup, args.baseline)
             sep, packed = (np.array(row["ms"][k]) for k in ("separate", "packed"))
             ratios = sep / packed  # paired: both ran in the same round
             row["summary"] = {
@@ -113,9 +146,13 @@ def main():
     if args.out_dir:
         args.out_dir.mkdir(parents=True, exist_ok=True)
         (args.out_dir / "qkv_attention_kernel.json").write_text(json.dumps(
-            {"onnxruntime": ort.__version__, "rounds": args.rounds, "rows": rows}, indent=1))
-        lines = ["# Attention (packed projections) against projections + MultiHeadAttention", "",
-                 f"`bench/qkv_attention_kernel.py`, ONNX Runtime {ort.__version__}, "
+            {"onnxruntime": ort.__version__, "rounds": args.rounds, "baseline": args.baseline,
+             "rows": rows}, indent=1))
+        against = ("three projections + MultiHeadAttention" if args.baseline == "separate" else
+                   "one packed projection, split, + MultiHeadAttention")
+        lines = [f"# Attention (packed projections) against {against}", "",
+                 f"`bench/qkv_attention_kernel.py --baseline {args.baseline}`, "
+                 f"ONNX Runtime {ort.__version__}, "
                  f"{args.rounds} interleaved rounds, spinning off. Speedup: per-round ratio "
                  "separate / packed (> 1: Attention faster), median (p10-p90).", "",
                  "| S | D | heads | threads | separate ms | Attention ms | speedup | max diff |",
