@@ -25,7 +25,9 @@ The spellings covered, one alternate each:
 Heads computed in 4-d by other means (a rotary embedding on the split heads, grouped keys
 expanded to every head, a packed QKV projection split by Reshape (B, S, 3, N, H), Transpose and
 Gather, with the query heads scaled as torchvision's Swin does) fuse too, with or without a mask:
-the replacement merges each head tensor back into (B, S, D) for the kernel.
+the replacement merges each head tensor back into (B, S, D) for the kernel. Where the keys are
+longer than the queries (a decoder step attending to a key-value cache), the keys and values stay
+heads, (B, N, L, H), which the kernel reads as they are, and only the query is merged.
 
 Sequence-first attention (nn.MultiheadAttention, torchvision's ViT: q, k, v of shape (S, B, D),
 heads split through (S, B*N, H) and (B*N, S, H), merged with Transpose (2, 0, 1, 3)) fuses the
@@ -37,7 +39,9 @@ node for a reshape to the same shape).
 Self-attention whose q, k and v are three biased projections of one input (x W + b: BERT's,
 DistilBERT's), once fused, becomes `QkvAttention` (ONNX Runtime's com.microsoft.Attention): the
 weights packed into one (Din, 3 D) initializer and the biases into one (3 D), so the kernel makes
-one product for the three.
+one product for the three. Where the model packed them itself (GPT-2's Conv1D `c_attn`: one
+x W + b of width 3 D, split in thirds along the last axis), the weight and bias are the kernel's
+as they are.
 
 Every reshape is checked to be the exact row-major head split (or merge) of the hidden axis,
 so the fused kernel computes what the pattern does. One difference: on a row whose keys are
@@ -480,6 +484,95 @@ def fuse_unmasked_head_attention_no_scale(y, qh, kt, vh):
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     return head_attention(y, qh, kt, vh, 1.0)
+
+
+# Keys longer (or shorter) than the queries: a decoder with a key-value cache attends from its S
+# new positions to the L = past + S cached ones (keys concatenated to the cache, grouped heads
+# expanded). The keys and values stay split into heads, (B, N, L, H): ONNX Runtime's
+# MultiHeadAttention reads them so (its BNSH layout), and only the query is merged into
+# (B, S, D). Self-attention (L = S) keeps the rules above, whose merged form is what the
+# benchmarks measured.
+def head_split_attention(y, qh, kt, vh, scale, m=None):
+    """MultiHeadAttention on the query merged into (B, S, D) and the keys and values as heads.
+    A plain helper, like head_attention."""
+    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
+    k = Transpose(kt, perm=[0, 1, 3, 2])
+    inputs = [q, k, vh] if m is None else [q, k, vh, m]
+    return MultiHeadAttention(*inputs, num_heads=qh.shape[1], scale=scale)
+
+
+# Each checks: (B, N, S, H) queries, (B, N, H, L) keys and (B, N, L, H) values with L != S, y
+# (B, S, N H), a mask broadcasting to (B, N, S, L), constant nonzero scales.
+@rule(MaskedHeadAttentionSplitScale)
+def fuse_cached_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
+    assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
+    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
+    return head_split_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
+
+
+@rule(MaskedHeadAttentionMulScale)
+def fuse_cached_head_attention_mul_scale(y, qh, kt, vh, c, m):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
+    assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
+    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
+    return head_split_attention(y, qh, kt, vh, c.attrs.value, m)
+
+
+@rule(MaskedHeadAttentionNoScale)
+def fuse_cached_head_attention_no_scale(y, qh, kt, vh, m):
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
+    assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
+    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
+    return head_split_attention(y, qh, kt, vh, 1.0, m)
+
+
+@rule(HeadAttentionSplitScale)
+def fuse_unmasked_cached_head_attention_split_scale(y, qh, kt, vh, c, c2):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
+    assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    return head_split_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
+
+
+@rule(HeadAttentionMulScale)
+def fuse_unmasked_cached_head_attention_mul_scale(y, qh, kt, vh, c):
+    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
+    assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    return head_split_attention(y, qh, kt, vh, c.attrs.value)
+
+
+@rule(HeadAttentionNoScale)
+def fuse_unmasked_cached_head_attention_no_scale(y, qh, kt, vh):
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
+    assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    return head_split_attention(y, qh, kt, vh, 1.0)
 
 
 # ---- self-attention with its projections (com.microsoft.Attention) -----------------------------

@@ -257,7 +257,10 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
       double e = static_cast<double>(out.dims.back());
       double d = packed ? e : static_cast<double>(in[0].dims.back());  // the query's width
       double queries = static_cast<double>(in[0].dims[0] * in[0].dims[1]);
-      double keys = static_cast<double>(packed ? in[0].dims[1] : in[1].dims[1]);
+      // k is (B, L, D), or (B, N, L, H) split into heads.
+      double keys = static_cast<double>(packed                   ? in[0].dims[1]
+                                        : in[1].dims.size() == 4 ? in[1].dims[2]
+                                                                 : in[1].dims[1]);
       double heads = static_cast<double>(config.attrs.get_int("num_heads"));
       double scores = queries * keys * heads;
       double projection = packed ? 2 * queries * static_cast<double>(in[0].dims[2]) *

@@ -469,19 +469,30 @@ Types multi_head_attention(const Types& in, const Attributes& attrs) {
   const auto& k = in[1];
   const auto& v = in[2];
   require_rank(q, 3, "multi_head_attention q");
-  require_rank(k, 3, "multi_head_attention k");
-  require_rank(v, 3, "multi_head_attention v");
-  if (k.dims[0] != q.dims[0] || v.dims[0] != q.dims[0] || k.dims[1] != v.dims[1] ||
-      k.dims[2] != q.dims[2]) {
-    shape_error("multi_head_attention needs q (B, S, D), k (B, L, D) and v (B, L, Dv), got " +
-                to_string(q) + ", " + to_string(k) + ", " + to_string(v));
+  // k and v are (B, L, D) and (B, L, Dv), or both split into heads already: (B, N, L, H) and
+  // (B, N, L, Hv) (ONNX Runtime's BNSH key and value, as a key-value cache holds them).
+  const bool head_split = k.rank() == 4;
+  require_rank(k, head_split ? 4 : 3, "multi_head_attention k");
+  require_rank(v, head_split ? 4 : 3, "multi_head_attention v");
+  const int64_t keys = head_split ? k.dims[2] : k.dims[1];
+  const int64_t key_width = head_split ? k.dims[1] * k.dims[3] : k.dims[2];
+  const int64_t value_width = head_split ? v.dims[1] * v.dims[3] : v.dims[2];
+  const bool heads_agree = !head_split || (k.dims[1] == heads && v.dims[1] == heads);
+  const int64_t value_keys = head_split ? v.dims[2] : v.dims[1];
+  if (k.dims[0] != q.dims[0] || v.dims[0] != q.dims[0] || keys != value_keys ||
+      key_width != q.dims[2] || !heads_agree) {
+    shape_error(
+        "multi_head_attention needs q (B, S, D), k (B, L, D) and v (B, L, Dv), or k "
+        "(B, N, L, D / N) and v (B, N, L, Dv / N), got " +
+        to_string(q) + ", " + to_string(k) + ", " + to_string(v) + " with " +
+        std::to_string(heads) + " heads");
   }
-  if (q.dims[2] % heads != 0 || v.dims[2] % heads != 0) {
+  if (q.dims[2] % heads != 0 || value_width % heads != 0) {
     shape_error("multi_head_attention: " + std::to_string(heads) + " heads do not divide " +
                 to_string(q) + " and " + to_string(v));
   }
   if (in.size() == 4) {
-    const Dims scores{q.dims[0], heads, q.dims[1], k.dims[1]};
+    const Dims scores{q.dims[0], heads, q.dims[1], keys};
     const Dims& bias = in[3].dims;
     bool fits = bias.size() <= scores.size();
     for (size_t i = 0; fits && i < bias.size(); ++i) {
@@ -493,7 +504,7 @@ Types multi_head_attention(const Types& in, const Attributes& attrs) {
                   " does not broadcast to the scores " + to_string(scores));
     }
   }
-  return {TensorType{q.dtype, {q.dims[0], q.dims[1], v.dims[2]}}};
+  return {TensorType{q.dtype, {q.dims[0], q.dims[1], value_width}}};
 }
 
 // x (B, S, Din) projected by weight (Din, 3 D) plus bias (3 D) into q, k and v (B, S, D), then

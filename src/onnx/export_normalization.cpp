@@ -136,7 +136,8 @@ void Exporter::emit_attention(NodeId id) {
                                   name_of(node.inputs[2])};
   if (node.inputs.size() == 4) {
     const int64_t queries = dims(node.inputs[0])[1];
-    const int64_t keys = packed ? queries : dims(node.inputs[1])[1];
+    const ir::Dims& key = dims(node.inputs[1]);  // (B, L, D), or (B, N, L, H) in heads
+    const int64_t keys = packed ? queries : key[key.size() == 4 ? 2 : 1];
     ir::Dims bias = dims(node.inputs[3]);
     while (bias.size() < 4) bias.insert(bias.begin(), 1);
     const ir::Dims wanted{bias[0], bias[1], queries, keys};

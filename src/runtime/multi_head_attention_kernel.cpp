@@ -1,6 +1,7 @@
 // ONNX Runtime's MultiHeadAttention in the reference interpreter: per batch and head, the
 // scores q_h k_h^T * scale + bias, a softmax over the keys and the product with v_h, in double
-// precision (a fused kernel keeps its scores unrounded too).
+// precision (a fused kernel keeps its scores unrounded too). Keys and values split into heads
+// already, (B, N, L, H), are merged first.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,8 +12,21 @@
 
 namespace saturate::runtime::kernels {
 
+namespace {
+
+// (B, N, L, H) heads as (B, L, N H): the layout the loops below read.
+Tensor merged_heads(const Tensor& x) {
+  Tensor moved = transpose(x, {0, 2, 1, 3});
+  return reshape(moved, {x.dims[0], x.dims[2], x.dims[1] * x.dims[3]});
+}
+
+}  // namespace
+
 Tensor multi_head_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* bias,
                             int64_t heads, double scale) {
+  if (k.dims.size() == 4) {
+    return multi_head_attention(q, merged_heads(k), merged_heads(v), bias, heads, scale);
+  }
   const int64_t batch = q.dims[0];
   const int64_t queries = q.dims[1];
   const int64_t keys = k.dims[1];

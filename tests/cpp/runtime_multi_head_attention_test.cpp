@@ -3,6 +3,8 @@
 // random inputs, for several shapes and mask broadcasts, and its shape checks.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "ir/graph_builder.h"
 #include "ir/op_registry.h"
 #include "runtime/graph_comparison.h"
@@ -78,6 +80,75 @@ TEST(MultiHeadAttention, ChecksItsShapes) {
   EXPECT_THROW(infer({f32({2, 5, 8}), f32({2, 7, 8}), f32({2, 7, 8}), f32({2, 1, 5, 6})}, 2),
                saturate::Error);
   EXPECT_THROW(infer({f32({5, 8}), f32({7, 8}), f32({7, 8})}, 2), saturate::Error);
+}
+
+// Keys and values split into heads already, (B, N, L, H) (ONNX Runtime's BNSH layout, as a
+// key-value cache holds them), against the same kernel on the heads merged into (B, L, N H) and
+// against the exporters' graph on the heads as they are.
+TEST(MultiHeadAttention, KeysAndValuesSplitIntoHeadsEqualTheMergedForm) {
+  struct HeadCase {
+    int64_t batch, queries, keys, heads, head_size, value_head_size;
+    Dims mask;
+  };
+  const std::vector<HeadCase> cases = {{1, 1, 17, 4, 16, 16, {1, 1, 1, 17}},  // a decode step
+                                       {2, 4, 9, 2, 4, 3, {2, 1, 4, 9}},
+                                       {1, 5, 5, 3, 2, 2, {}}};
+  for (const HeadCase& c : cases) {
+    const Attributes attrs{{"num_heads", c.heads}, {"scale", 0.3}};
+    const Dims key_heads{c.batch, c.heads, c.keys, c.head_size};
+    const Dims value_heads{c.batch, c.heads, c.keys, c.value_head_size};
+    auto inputs = [&](GraphBuilder& b) {
+      std::vector<ValueRef> in{b.input("q", {c.batch, c.queries, c.heads * c.head_size}),
+                               b.input("k", key_heads), b.input("v", value_heads)};
+      if (!c.mask.empty()) in.push_back(b.input("mask", c.mask));
+      return in;
+    };
+    GraphBuilder split("split");
+    split.output("y", split.apply(OpKind::MultiHeadAttention, inputs(split), attrs));
+    GraphBuilder merged("merged");
+    std::vector<ValueRef> in = inputs(merged);
+    in[1] = merged.reshape(merged.transpose(in[1], {0, 2, 1, 3}),
+                           {c.batch, c.keys, c.heads * c.head_size});
+    in[2] = merged.reshape(merged.transpose(in[2], {0, 2, 1, 3}),
+                           {c.batch, c.keys, c.heads * c.value_head_size});
+    merged.output("y", merged.apply(OpKind::MultiHeadAttention, in, attrs));
+    GraphBuilder unfused("unfused");
+    std::vector<ValueRef> raw = inputs(unfused);
+    ValueRef qh = unfused.transpose(
+        unfused.reshape(raw[0], {c.batch, c.queries, c.heads, c.head_size}), {0, 2, 1, 3});
+    ValueRef scores = unfused.mul(unfused.matmul(qh, unfused.transpose(raw[1], {0, 1, 3, 2})),
+                                  unfused.constant(0.3));
+    if (raw.size() == 4) scores = unfused.add(scores, raw[3]);
+    ValueRef heads = unfused.matmul(unfused.softmax(scores, -1), raw[2]);
+    unfused.output("y", unfused.reshape(unfused.transpose(heads, {0, 2, 1, 3}),
+                                        {c.batch, c.queries, c.heads * c.value_head_size}));
+    Graph fused = std::move(split).finish();
+    std::vector<Graph> references;
+    references.push_back(std::move(merged).finish());
+    references.push_back(std::move(unfused).finish());
+    for (const Graph& reference : references) {
+      GraphComparison comparison = compare_graphs(reference, fused, 5);
+      EXPECT_TRUE(comparison.finite);
+      EXPECT_LT(comparison.max_abs_error, 1e-9) << reference.name() << ", keys " << c.keys;
+    }
+  }
+  auto f32 = [](Dims dims) { return TensorType{DType::F32, std::move(dims)}; };
+  const Attributes four{{"num_heads", int64_t{4}}, {"scale", 1.0}};
+  EXPECT_EQ(infer_types(OpKind::MultiHeadAttention,
+                        {f32({1, 3, 64}), f32({1, 4, 19, 16}), f32({1, 4, 19, 8})}, four)
+                .front()
+                .dims,
+            (Dims{1, 3, 32}));
+  // Two key heads for four query heads (grouped, not expanded), a 3-d value, another key length.
+  EXPECT_THROW(infer_types(OpKind::MultiHeadAttention,
+                           {f32({1, 3, 64}), f32({1, 2, 19, 32}), f32({1, 2, 19, 32})}, four),
+               saturate::Error);
+  EXPECT_THROW(infer_types(OpKind::MultiHeadAttention,
+                           {f32({1, 3, 64}), f32({1, 4, 19, 16}), f32({1, 19, 64})}, four),
+               saturate::Error);
+  EXPECT_THROW(infer_types(OpKind::MultiHeadAttention,
+                           {f32({1, 3, 64}), f32({1, 4, 19, 16}), f32({1, 4, 18, 16})}, four),
+               saturate::Error);
 }
 
 // ONNX Runtime's Attention (the IR's qkv_attention): the three projections x W + b of one input,
