@@ -367,8 +367,8 @@ def fuse_masked_attention_no_scale(y, q, k, v, qr, kr, vr, m):
 # Attention on head tensors computed in 4-d (B, N, S, H): a Llama-style decoder applies its
 # rotary embedding to the split heads and expands grouped keys and values to all heads. The
 # replacement merges each head tensor back into (B, S, D) (a transpose and a reshape) for the
-# fused kernel; the cost model weighs those copies against the kernels the fusion saves.
-# Self-attention only (S = L, one head size): every merge then has y's shape (B, S, D).
+# fused kernel; the cost model weighs those copies against the kernels the fusion saves. Where
+# the keys are longer than the queries (a key-value cache), the keys and values stay heads.
 # A scale of 0 is refused everywhere: ONNX Runtime reads scale 0 as "1 / sqrt(head size)".
 @pattern
 def MaskedHeadAttentionSplitScale(y, qh, kt, vh, c, c2, m):
@@ -414,8 +414,9 @@ def HeadAttentionNoScale(y, qh, kt, vh):
 
 
 def head_attention(y, qh, kt, vh, scale, m=None):
-    """MultiHeadAttention on the head tensors merged back into (B, S, D). A plain helper (not a
-    pattern): the rules below call it while they are traced, after checking the shapes."""
+    """Self-attention (L = S): MultiHeadAttention on the head tensors merged back into (B, S, D),
+    the form the benchmarks measured. A plain helper (not a pattern): the rules below call it
+    while they are traced, after checking the shapes."""
     q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
     k = Reshape(Transpose(kt, perm=[0, 3, 1, 2]), shape=y.shape)
     v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=y.shape)
@@ -423,156 +424,108 @@ def head_attention(y, qh, kt, vh, scale, m=None):
     return MultiHeadAttention(*inputs, num_heads=qh.shape[1], scale=scale)
 
 
-# Each head rule checks: self-attention on (B, N, S, H) heads (the query's and the value's
-# shapes equal, the key's (B, N, H, S)) with y (B, S, D); a mask broadcasting to (B, N, S, S);
-# constant, nonzero scales.
-@rule(MaskedHeadAttentionSplitScale)
-def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
-    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
-    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
-    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
-    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
-    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
-
-
-@rule(MaskedHeadAttentionMulScale)
-def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
-    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
-    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
-    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
-    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    return head_attention(y, qh, kt, vh, c.attrs.value, m)
-
-
-@rule(MaskedHeadAttentionNoScale)
-def fuse_head_attention_no_scale(y, qh, kt, vh, m):
-    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
-    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
-    assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    return head_attention(y, qh, kt, vh, 1.0, m)
-
-
-@rule(HeadAttentionSplitScale)
-def fuse_unmasked_head_attention_split_scale(y, qh, kt, vh, c, c2):
-    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
-    assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
-    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
-    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
-
-
-@rule(HeadAttentionMulScale)
-def fuse_unmasked_head_attention_mul_scale(y, qh, kt, vh, c):
-    assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
-    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
-    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    return head_attention(y, qh, kt, vh, c.attrs.value)
-
-
-@rule(HeadAttentionNoScale)
-def fuse_unmasked_head_attention_no_scale(y, qh, kt, vh):
-    assert qh.shape == vh.shape and kt.shape.rank == 4 and y.shape.rank == 3
-    assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[3] == qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    return head_attention(y, qh, kt, vh, 1.0)
-
-
-# Keys longer (or shorter) than the queries: a decoder with a key-value cache attends from its S
-# new positions to the L = past + S cached ones (keys concatenated to the cache, grouped heads
-# expanded). The keys and values stay split into heads, (B, N, L, H): ONNX Runtime's
-# MultiHeadAttention reads them so (its BNSH layout), and only the query is merged into
-# (B, S, D). Self-attention (L = S) keeps the rules above, whose merged form is what the
-# benchmarks measured.
-def head_split_attention(y, qh, kt, vh, scale, m=None):
-    """MultiHeadAttention on the query merged into (B, S, D) and the keys and values as heads.
-    A plain helper, like head_attention."""
+def cached_head_attention(y, qh, kt, vh, scale, m=None):
+    """Keys longer (or shorter) than the queries, as in a decoder step attending to a key-value
+    cache (the keys concatenated to the cached ones, grouped heads expanded): the keys and values
+    stay heads, (B, N, L, H), which ONNX Runtime's MultiHeadAttention reads as its BNSH layout;
+    only the query is merged into (B, S, D). A plain helper, like head_attention."""
     q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
     k = Transpose(kt, perm=[0, 1, 3, 2])
     inputs = [q, k, vh] if m is None else [q, k, vh, m]
     return MultiHeadAttention(*inputs, num_heads=qh.shape[1], scale=scale)
 
 
-# Each checks: (B, N, S, H) queries, (B, N, H, L) keys and (B, N, L, H) values with L != S, y
-# (B, S, N H), a mask broadcasting to (B, N, S, L), constant nonzero scales.
+# Each head rule checks: (B, N, S, H) queries, (B, N, H, L) keys, (B, N, L, H) values, y
+# (B, S, N H); a mask broadcasting to (B, N, S, L); constant, nonzero scales. Self-attention
+# (L = S) merges every head tensor, any other key length only the query.
 @rule(MaskedHeadAttentionSplitScale)
-def fuse_cached_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
+def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
-    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    return head_split_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
+    if kt.shape[3] == qh.shape[2]:
+        return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
+    else:
+        return cached_head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
 
 
 @rule(MaskedHeadAttentionMulScale)
-def fuse_cached_head_attention_mul_scale(y, qh, kt, vh, c, m):
+def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
-    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    return head_split_attention(y, qh, kt, vh, c.attrs.value, m)
+    if kt.shape[3] == qh.shape[2]:
+        return head_attention(y, qh, kt, vh, c.attrs.value, m)
+    else:
+        return cached_head_attention(y, qh, kt, vh, c.attrs.value, m)
 
 
 @rule(MaskedHeadAttentionNoScale)
-def fuse_cached_head_attention_no_scale(y, qh, kt, vh, m):
+def fuse_head_attention_no_scale(y, qh, kt, vh, m):
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
-    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    return head_split_attention(y, qh, kt, vh, 1.0, m)
+    if kt.shape[3] == qh.shape[2]:
+        return head_attention(y, qh, kt, vh, 1.0, m)
+    else:
+        return cached_head_attention(y, qh, kt, vh, 1.0, m)
 
 
 @rule(HeadAttentionSplitScale)
-def fuse_unmasked_cached_head_attention_split_scale(y, qh, kt, vh, c, c2):
+def fuse_unmasked_head_attention_split_scale(y, qh, kt, vh, c, c2):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
-    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
-    return head_split_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    if kt.shape[3] == qh.shape[2]:
+        return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
+    else:
+        return cached_head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
 
 
 @rule(HeadAttentionMulScale)
-def fuse_unmasked_cached_head_attention_mul_scale(y, qh, kt, vh, c):
+def fuse_unmasked_head_attention_mul_scale(y, qh, kt, vh, c):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
-    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
-    return head_split_attention(y, qh, kt, vh, c.attrs.value)
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    if kt.shape[3] == qh.shape[2]:
+        return head_attention(y, qh, kt, vh, c.attrs.value)
+    else:
+        return cached_head_attention(y, qh, kt, vh, c.attrs.value)
 
 
 @rule(HeadAttentionNoScale)
-def fuse_unmasked_cached_head_attention_no_scale(y, qh, kt, vh):
+def fuse_unmasked_head_attention_no_scale(y, qh, kt, vh):
     assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
-    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3] and kt.shape[3] != qh.shape[2]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]
-    return head_split_attention(y, qh, kt, vh, 1.0)
+    assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
+    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    if kt.shape[3] == qh.shape[2]:
+        return head_attention(y, qh, kt, vh, 1.0)
+    else:
+        return cached_head_attention(y, qh, kt, vh, 1.0)
 
 
 # ---- self-attention with its projections (com.microsoft.Attention) -----------------------------
