@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <variant>
 
 #include "eqsat/tensor_analysis.h"
 
@@ -29,8 +30,11 @@ std::vector<SplitPart> split_parts(const eqsat::TensorEGraph& egraph, egraph::EC
     const eqsat::TensorData& input = egraph.data(split.children[2]);
     if (input.kind != eqsat::TensorData::Kind::Tensor) continue;
     const ir::Dims& dims = input.info.type.dims;
-    int64_t axis = std::get<int64_t>(egraph.data(split.children[0]).attribute);
-    int64_t cut = std::get<int64_t>(egraph.data(split.children[1]).attribute);
+    const auto* axis_value = std::get_if<int64_t>(&egraph.data(split.children[0]).attribute);
+    const auto* cut_value = std::get_if<int64_t>(&egraph.data(split.children[1]).attribute);
+    if (axis_value == nullptr || cut_value == nullptr) continue;
+    int64_t axis = *axis_value;
+    const int64_t cut = *cut_value;
     if (axis < 0) axis += static_cast<int64_t>(dims.size());
     if (axis < 0 || axis >= static_cast<int64_t>(dims.size())) continue;
     bool first = projection.op.op().projection == 0;
