@@ -1030,8 +1030,10 @@ std::vector<OpInfo> make_operator_table() {
        {required("num_heads", AttrKind::Int), required("scale", AttrKind::Float)},
        OpCategory::Contraction,
        "softmax(q_h k_h^T * scale + bias) v_h per head h, heads split from the last axis of "
-       "q (B, S, D), k (B, L, D), v (B, L, Dv) and merged back into (B, S, Dv); the optional "
-       "bias broadcasts to (B, num_heads, S, L). ONNX Runtime's com.microsoft.MultiHeadAttention.",
+       "q (B, S, D), k (B, L, D), v (B, L, Dv) (or k and v given as heads, (B, num_heads, L, "
+       "D / num_heads) and (B, num_heads, L, Dv / num_heads)) and merged back into (B, S, Dv); "
+       "the optional bias broadcasts to (B, num_heads, S, L). ONNX Runtime's "
+       "com.microsoft.MultiHeadAttention.",
        multi_head_attention},
       {OpKind::QkvAttention,
        "qkv_attention",

@@ -21,6 +21,9 @@ struct SplitPart {
 std::vector<SplitPart> split_parts(const eqsat::TensorEGraph& egraph, egraph::EClassId part,
                                    const eqsat::TensorNode& projection) {
   std::vector<SplitPart> parts;
+  // The part's own type must agree (a split whose analysis failed is not looked through).
+  const eqsat::TensorData& own = egraph.data(part);
+  if (own.kind != eqsat::TensorData::Kind::Tensor) return parts;
   egraph::EClassId tuple = projection.children[0];
   for (const eqsat::TensorNode& split : egraph.eclass(tuple).nodes) {
     if (split.op.kind != eqsat::TensorOp::Kind::Operator ||
@@ -40,10 +43,7 @@ std::vector<SplitPart> split_parts(const eqsat::TensorEGraph& egraph, egraph::EC
     bool first = projection.op.op().projection == 0;
     SplitPart found{egraph.find(split.children[2]), axis, first ? 0 : cut,
                     first ? cut : dims[static_cast<size_t>(axis)]};
-    // The part's own type must agree (a split whose analysis failed is not looked through).
-    const eqsat::TensorData& own = egraph.data(part);
-    if (own.kind != eqsat::TensorData::Kind::Tensor || found.start < 0 ||
-        found.end <= found.start || own.info.type.dims.size() != dims.size() ||
+    if (found.start < 0 || found.end <= found.start || own.info.type.dims.size() != dims.size() ||
         own.info.type.dims[static_cast<size_t>(axis)] != found.end - found.start) {
       continue;
     }
