@@ -594,19 +594,41 @@ def PackedProjection(x, w, b):  # noqa: F811 - GPT-2's Conv1D: view(-1, Din), ad
 
 
 @pattern
+def FirstThird(p):
+    """p[..., :D] of p (B, S, 3 D): a slice in the e-graph."""
+    part = op_var()
+    assert part.name == "slice" and p.shape.rank == 3 and p.shape[2] % 3 == 0
+    assert part.attrs.axis == 2 and part.attrs.start == 0 and part.attrs.end == p.shape[2] // 3
+    return part(p)
+
+
+@pattern
+def SecondThird(p):
+    """p[..., D:2 D]."""
+    part = op_var()
+    assert part.name == "slice" and p.shape.rank == 3 and p.shape[2] % 3 == 0
+    assert part.attrs.axis == 2 and part.attrs.start == p.shape[2] // 3
+    assert part.attrs.end == 2 * (p.shape[2] // 3)
+    return part(p)
+
+
+@pattern
+def LastThird(p):
+    """p[..., 2 D:]."""
+    part = op_var()
+    assert part.name == "slice" and p.shape.rank == 3 and p.shape[2] % 3 == 0
+    assert part.attrs.axis == 2 and part.attrs.start == 2 * (p.shape[2] // 3)
+    assert part.attrs.end == p.shape[2]
+    return part(p)
+
+
+@pattern
 def PackedSelfAttention(x, w, b, mha: pypm.Op):
     """q, k, v the three thirds of the last axis of one packed projection: slices in the e-graph."""
-    p, sq, sk, sv = var(), op_var(), op_var(), op_var()
+    p = var()
     assert mha.name == "multi_head_attention"
-    assert sq.name == "slice" and sk.name == "slice" and sv.name == "slice"
     assert p <= PackedProjection(x, w, b)
-    assert p.shape.rank == 3 and p.shape[2] % 3 == 0
-    assert sq.attrs.axis == 2 and sq.attrs.start == 0 and sq.attrs.end == p.shape[2] // 3
-    assert sk.attrs.axis == 2 and sk.attrs.start == p.shape[2] // 3
-    assert sk.attrs.end == 2 * (p.shape[2] // 3)
-    assert sv.attrs.axis == 2 and sv.attrs.start == 2 * (p.shape[2] // 3)
-    assert sv.attrs.end == p.shape[2]
-    return mha(sq(p), sk(p), sv(p))
+    return mha(FirstThird(p), SecondThird(p), LastThird(p))
 
 
 @pattern
@@ -626,17 +648,10 @@ def PackedSelfAttention(x, w, b, mha: pypm.Op):  # noqa: F811 - outputs 0, 1, 2 
 
 @pattern
 def MaskedPackedSelfAttention(x, w, b, m, mha: pypm.Op):
-    p, sq, sk, sv = var(), op_var(), op_var(), op_var()
+    p = var()
     assert mha.name == "multi_head_attention"
-    assert sq.name == "slice" and sk.name == "slice" and sv.name == "slice"
     assert p <= PackedProjection(x, w, b)
-    assert p.shape.rank == 3 and p.shape[2] % 3 == 0
-    assert sq.attrs.axis == 2 and sq.attrs.start == 0 and sq.attrs.end == p.shape[2] // 3
-    assert sk.attrs.axis == 2 and sk.attrs.start == p.shape[2] // 3
-    assert sk.attrs.end == 2 * (p.shape[2] // 3)
-    assert sv.attrs.axis == 2 and sv.attrs.start == 2 * (p.shape[2] // 3)
-    assert sv.attrs.end == p.shape[2]
-    return mha(sq(p), sk(p), sv(p), m)
+    return mha(FirstThird(p), SecondThird(p), LastThird(p), m)
 
 
 @pattern

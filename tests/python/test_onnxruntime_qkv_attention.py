@@ -58,6 +58,25 @@ def test_without_qkv_attention_the_projections_stay_for_multi_head_attention(opt
     assert "Attention" not in op_types(model)
 
 
+def attention_of_heads(init, s, masked):
+    """The nodes from the heads q_h, k_h (keys transposed) and v_h to y: scaled scores, an
+    optional causal mask (added to `init`), softmax, heads merged by "merge_shape", Tanh."""
+    node = helper.make_node
+    nodes = [node("MatMul", ["q_h", "k_h"], ["scores"]),
+             node("Mul", ["scores", "scale"], ["scaled"])]
+    last = "scaled"
+    if masked:
+        mask = np.where(np.tril(np.ones((s, s))) > 0, 0, -1e4).astype(np.float32)
+        init.append(numpy_helper.from_array(mask.reshape(1, 1, s, s), "mask"))
+        nodes.append(node("Add", ["scaled", "mask"], ["masked"]))
+        last = "masked"
+    return nodes + [node("Softmax", [last], ["probs"], axis=-1),
+                    node("MatMul", ["probs", "v_h"], ["heads"]),
+                    node("Transpose", ["heads"], ["merged_t"], perm=[0, 2, 1, 3]),
+                    node("Reshape", ["merged_t", "merge_shape"], ["attended"]),
+                    node("Tanh", ["attended"], ["y"])]
+
+
 def self_attention_model(weights_are_inputs=False, masked=True, seed=3):
     """x (1, S, D) projected three times (MatMul + Add), split into heads, scaled scores with an
     additive mask, softmax, merged: what the TorchScript exporter writes for eager BERT."""
@@ -82,19 +101,7 @@ def self_attention_model(weights_are_inputs=False, masked=True, seed=3):
                   node("Add", [name + "_p", "b" + name], [name]),
                   node("Reshape", [name, "split_shape"], [name + "_r"]),
                   node("Transpose", [name + "_r"], [name + "_h"], perm=perm)]
-    nodes += [node("MatMul", ["q_h", "k_h"], ["scores"]),
-              node("Mul", ["scores", "scale"], ["scaled"])]
-    last = "scaled"
-    if masked:
-        mask = np.where(np.tril(np.ones((s, s))) > 0, 0, -1e4).astype(np.float32)
-        init.append(numpy_helper.from_array(mask.reshape(1, 1, s, s), "mask"))
-        nodes.append(node("Add", ["scaled", "mask"], ["masked"]))
-        last = "masked"
-    nodes += [node("Softmax", [last], ["probs"], axis=-1),
-              node("MatMul", ["probs", "v_h"], ["heads"]),
-              node("Transpose", ["heads"], ["merged_t"], perm=[0, 2, 1, 3]),
-              node("Reshape", ["merged_t", "merge_shape"], ["attended"]),
-              node("Tanh", ["attended"], ["y"])]
+    nodes += attention_of_heads(init, s, masked)
     graph = helper.make_graph(nodes, "self_attention", inputs,
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, s, d])],
                               init)
@@ -206,19 +213,7 @@ def packed_attention_model(order="qkv", flat=True, masked=True, parts=3, seed=5)
         nodes += [node("Reshape", ["part" + str("qkv".index(part)), "split_shape"],
                        [name + "_r"]),
                   node("Transpose", [name + "_r"], [name + "_h"], perm=perm)]
-    nodes += [node("MatMul", ["q_h", "k_h"], ["scores"]),
-              node("Mul", ["scores", "scale"], ["scaled"])]
-    last = "scaled"
-    if masked:
-        mask = np.where(np.tril(np.ones((s, s))) > 0, 0, -1e4).astype(np.float32)
-        init.append(numpy_helper.from_array(mask.reshape(1, 1, s, s), "mask"))
-        nodes.append(node("Add", ["scaled", "mask"], ["masked"]))
-        last = "masked"
-    nodes += [node("Softmax", [last], ["probs"], axis=-1),
-              node("MatMul", ["probs", "v_h"], ["heads"]),
-              node("Transpose", ["heads"], ["merged_t"], perm=[0, 2, 1, 3]),
-              node("Reshape", ["merged_t", "merge_shape"], ["attended"]),
-              node("Tanh", ["attended"], ["y"])]
+    nodes += attention_of_heads(init, s, masked)
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, s, d])]
     if parts == 4:
         outputs.append(helper.make_tensor_value_info("part3", TensorProto.FLOAT, [1, s, d]))
