@@ -1,5 +1,6 @@
 #include "ir/attribute_text.h"
 
+#include "ir/symbolic_dim.h"
 #include "support/strings.h"
 
 namespace saturate::ir {
@@ -13,6 +14,18 @@ namespace {
 int64_t expect_int(const SExpr& item, const AttrSpec& spec) {
   auto value = item.kind == SExpr::Kind::Symbol ? parse_int(item.text) : std::nullopt;
   if (!value) fail(item, spec, "an integer");
+  return *value;
+}
+
+// A dimension of a shape: an integer, or a symbolic dim as dim_to_string writes it ("batch",
+// "batch*sequence", "past_sequence_length+sequence"). Only shapes hold symbolic dims; the other
+// integer lists (permutations, axes, pads, split sizes) take integers.
+int64_t expect_dim(const SExpr& item, const AttrSpec& spec) {
+  if (item.kind == SExpr::Kind::Symbol) {
+    if (auto value = parse_int(item.text)) return *value;
+  }
+  auto value = item.is_atom() ? parse_dim(item.text) : std::nullopt;
+  if (!value) fail(item, spec, "an integer or a symbolic dimension");
   return *value;
 }
 
@@ -38,8 +51,15 @@ std::string write_attribute(const AttrValue& value, AttrKind kind) {
   switch (kind) {
     case AttrKind::Int:
       return std::to_string(std::get<int64_t>(value));
-    case AttrKind::Ints:
-      return "[" + join_ints(std::get<std::vector<int64_t>>(value), " ") + "]";
+    case AttrKind::Ints: {
+      // A symbolic dim (a shape's) is written as its expression without spaces, quoted where
+      // it is no plain symbol ("(sequence)/2").
+      std::string text;
+      for (int64_t item : std::get<std::vector<int64_t>>(value)) {
+        text += (text.empty() ? "" : " ") + quote_atom(dim_text(item));
+      }
+      return "[" + text + "]";
+    }
     case AttrKind::Float:
       return format_double(std::get<double>(value));
     case AttrKind::String:
@@ -59,7 +79,9 @@ AttrValue parse_attribute(const SExpr& expr, const AttrSpec& spec) {
     case AttrKind::Ints: {
       std::vector<int64_t> values;
       if (expr.kind == SExpr::Kind::Vector) {
-        for (const auto& item : expr.items) values.push_back(expect_int(item, spec));
+        for (const auto& item : expr.items) {
+          values.push_back(spec.name == "shape" ? expect_dim(item, spec) : expect_int(item, spec));
+        }
         return values;
       }
       if (expr.kind == SExpr::Kind::Symbol && expr.text.find('_') != std::string::npos) {

@@ -1,5 +1,6 @@
 #include "ir/graph_builder.h"
 
+#include "ir/symbolic_dim.h"
 #include "support/error.h"
 
 namespace saturate::ir {
@@ -79,11 +80,12 @@ ValueRef GraphBuilder::conv(ValueRef input, int64_t out_channels, int64_t kernel
                             int64_t kernel_w, int64_t stride, Padding padding,
                             Activation activation, int64_t groups) {
   const Dims& in = dims(input);
-  if (in.size() != 4 || groups <= 0 || in[1] % groups != 0) {
+  auto per_group = in.size() == 4 && groups > 0 ? dim_quotient(in[1], groups) : std::nullopt;
+  if (!per_group) {
     throw Error("conv: input " + to_string(in) + " cannot be split into " + std::to_string(groups) +
                 " groups");
   }
-  ValueRef w = weight({out_channels, in[1] / groups, kernel_h, kernel_w});
+  ValueRef w = weight({out_channels, *per_group, kernel_h, kernel_w});
   return conv2d(input, w, stride, stride, padding, activation);
 }
 

@@ -1,10 +1,18 @@
 // The operator set: signatures, shape inference and descriptions (the TASO shape rules).
+//
+// Dimensions may be symbolic (ir/symbolic_dim.h). Every shape condition is decided on the
+// normal form, for every value of the symbols: equal dims by ==, divisibility by dim_quotient,
+// sums and products by dim_sum and dim_product. A condition that cannot be proved (two different
+// symbols broadcast together, a window sliding over a symbolic size it may not fit) is a shape
+// error, as a mismatch is: the importer then keeps the node opaque and a rule does not fire.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <utility>
 
 #include "ir/op_registry.h"
+#include "ir/symbolic_dim.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -16,6 +24,9 @@ using Types = std::vector<TensorType>;
 [[noreturn]] void shape_error(const std::string& message) {
   throw Error(message);
 }
+
+// Slice's "to the end" bound on a symbolic axis (ONNX's INT64_MAX).
+constexpr int64_t kSliceToEnd = std::numeric_limits<int64_t>::max();
 
 int normalize_axis(int64_t axis, int rank) {
   if (axis < -rank || axis >= rank) {
@@ -40,7 +51,10 @@ void require_rank(const TensorType& t, int rank, std::string_view what) {
   }
 }
 
-// Numpy broadcasting of two shapes.
+// Numpy broadcasting of two shapes. Equal dims pass and 1 stretches to anything; two different
+// symbolic dims, or a symbolic dim and a size other than 1, are refused: they broadcast only
+// at the values where one of them is 1, which no rule may assume (exporters' graphs broadcast a
+// symbolic dim only against itself or 1).
 Dims broadcast(const Dims& a, const Dims& b) {
   size_t rank = std::max(a.size(), b.size());
   Dims out(rank);
@@ -71,6 +85,8 @@ void require_size_attribute(std::string_view what, int64_t value, int64_t minimu
   }
 }
 
+// An input's shape may hold symbolic dims (a batch, a sequence length); a weight's and a
+// constant's are known at compile time.
 Types leaf(const Types&, const Attributes& attrs) {
   Dims dims = attrs.get_ints("shape");
   require_sane_size(dims);
@@ -79,6 +95,14 @@ Types leaf(const Types&, const Attributes& attrs) {
     shape_error("unknown dtype '" + attrs.get_string("dtype") + "' (use one of " + dtype_names() +
                 ")");
   return {TensorType{*dtype, dims}};
+}
+
+Types concrete_leaf(const Types& in, const Attributes& attrs) {
+  if (has_symbolic(attrs.get_ints("shape"))) {
+    shape_error("a weight or constant needs a known shape, got " +
+                to_string(attrs.get_ints("shape")));
+  }
+  return leaf(in, attrs);
 }
 
 Types same_as_first(const Types& in, const Attributes&) {
@@ -151,10 +175,30 @@ Types fused_matmul(const Types& in, const Attributes& attrs) {
   return matmul(product, attrs);
 }
 
-// Output size of a sliding window (conv or pool) along one axis.
+// Output size of a sliding window (conv or pool) along one axis. Over a symbolic size the
+// window arithmetic must come out as a dim for every value of the symbols: SAME with stride 1
+// or a stride that provably divides the size; VALID with a kernel no larger than the size's
+// least value and a stride 1 or one that provably divides size - kernel.
 int64_t window_output(int64_t size, int64_t kernel, int64_t stride, Padding padding) {
+  if (is_symbolic(kernel)) shape_error("kernel size " + dim_text(kernel) + " must be a size");
   require_size_attribute("stride", stride, 1);
   require_size_attribute("kernel size", kernel, 1);
+  if (is_symbolic(size)) {
+    auto unprovable = [&]() {
+      shape_error(std::string(padding == Padding::Same ? "SAME" : "VALID") + " window of size " +
+                  std::to_string(kernel) + ", stride " + std::to_string(stride) + " over " +
+                  dim_text(size) + " has no output size valid for every value of the symbols");
+    };
+    if (padding == Padding::Same) {
+      auto out = dim_quotient(size, stride);  // ceil(size / stride) when stride divides size
+      if (!out) unprovable();
+      return *out;
+    }
+    if (kernel > dim_least_value(size)) unprovable();
+    auto steps = dim_quotient(dim_difference(size, kernel), stride);
+    if (!steps) unprovable();
+    return dim_sum(*steps, 1);
+  }
   if (padding == Padding::Same) return (size - 1) / stride + 1;  // ceil(size / stride)
   if (kernel > size) {
     shape_error("VALID window of size " + std::to_string(kernel) + " does not fit in " +
@@ -170,15 +214,16 @@ Types conv2d(const Types& in, const Attributes& attrs) {
   require_rank(x, 4, "conv2d input (NCHW)");
   require_rank(w, 4, "conv2d weight (OIHW)");
   int64_t channels = x.dims[1];
-  if (w.dims[1] <= 0 || channels % w.dims[1] != 0) {
-    shape_error("conv2d input channels " + std::to_string(channels) +
-                " are not a multiple of the weight's " + std::to_string(w.dims[1]) + " (" +
-                to_string(x) + ", " + to_string(w) + ")");
+  // The group count must be a number: channels / weight channels proved exact and constant.
+  auto groups = dim_quotient(channels, w.dims[1]);
+  if (!groups || is_symbolic(*groups) || *groups <= 0) {
+    shape_error("conv2d input channels " + dim_text(channels) +
+                " are not a multiple of the weight's " + dim_text(w.dims[1]) + " (" + to_string(x) +
+                ", " + to_string(w) + ")");
   }
-  int64_t groups = channels / w.dims[1];
-  if (w.dims[0] % groups != 0) {
-    shape_error("conv2d output channels " + std::to_string(w.dims[0]) +
-                " are not a multiple of the " + std::to_string(groups) + " groups");
+  if (!dim_quotient(w.dims[0], *groups)) {
+    shape_error("conv2d output channels " + dim_text(w.dims[0]) + " are not a multiple of the " +
+                std::to_string(*groups) + " groups");
   }
   Padding padding = attrs.get_padding();
   return {TensorType{x.dtype,
@@ -199,8 +244,8 @@ Types fused_conv(const Types& in, const Attributes& attrs) {
       bias == Dims{channels} || bias == Dims{channels, 1, 1} || bias == Dims{1, channels, 1, 1};
   if (!per_channel) {
     shape_error("fused_conv bias must hold one value per output channel, shaped (" +
-                std::to_string(channels) + "), (" + std::to_string(channels) + ", 1, 1) or (1, " +
-                std::to_string(channels) + ", 1, 1), got " + to_string(in[2]));
+                dim_text(channels) + "), (" + dim_text(channels) + ", 1, 1) or (1, " +
+                dim_text(channels) + ", 1, 1), got " + to_string(in[2]));
   }
   if (in.size() > 3 && in[3].dims != y.dims) {
     shape_error("fused_conv sum must have the output's shape " + to_string(y) + ", got " +
@@ -250,6 +295,11 @@ Types enlarge(const Types& in, const Attributes&) {
   require_rank(kernel, 4, "enlarge kernel");
   require_rank(reference, 4, "enlarge reference kernel");
   for (int axis = 2; axis < 4; ++axis) {
+    if (reference.dims[axis] == kernel.dims[axis]) continue;
+    if (is_symbolic(reference.dims[axis]) || is_symbolic(kernel.dims[axis])) {
+      shape_error("enlarge cannot centre kernel " + to_string(kernel) + " in " +
+                  to_string(reference) + " (a symbolic spatial size differs)");
+    }
     int64_t grow = reference.dims[axis] - kernel.dims[axis];
     if (grow < 0 || grow % 2 != 0) {
       shape_error("enlarge cannot centre kernel " + to_string(kernel) + " in " +
@@ -274,7 +324,8 @@ Types concat(const Types& in, const Attributes& attrs) {
       shape_error("concat on axis " + std::to_string(axis) + " of " + to_string(in[0]) + " and " +
                   to_string(t) + ": other dimensions differ");
     }
-    out[axis] += t.dims[axis];  // each term is at most kMaxElements: the sum cannot overflow
+    // Sizes: each term is at most kMaxElements, so the sum cannot overflow; symbolic: `p + s`.
+    out[axis] = dim_sum(out[axis], t.dims[axis]);
     require_sane_size(out);
   }
   return {TensorType{in[0].dtype, out}};
@@ -285,10 +336,18 @@ Types split(const Types& in, const Attributes& attrs) {
   int axis = normalize_axis(attrs.get_int("axis"), x.rank());
   const auto& sizes = attrs.get_ints("sizes");
   if (sizes.empty()) shape_error("split needs at least one size");
+  // The sizes are numbers; they add up to a symbolic axis for no value of its symbols but
+  // none (a symbolic dim is never provably equal to a size), so such a split is refused.
+  if (is_symbolic(x.dims[axis])) {
+    shape_error("split sizes " + to_string(sizes) + " do not provably add up to dimension " +
+                std::to_string(axis) + " of " + to_string(x));
+  }
   int64_t total = 0;
   Types out;
   for (int64_t s : sizes) {
-    if (s <= 0) shape_error("split sizes must be positive, got " + to_string(sizes));
+    if (s <= 0 || is_symbolic(s)) {
+      shape_error("split sizes must be positive, got " + to_string(sizes));
+    }
     if (s > x.dims[axis]) {
       shape_error("split size " + std::to_string(s) + " of " + to_string(sizes) +
                   " is larger than dimension " + std::to_string(axis) + " of " + to_string(x));
@@ -310,38 +369,53 @@ Types merge(const Types& in, const Attributes& attrs) {
   const auto& w = in[0];
   require_rank(w, 4, "merge weight");
   int64_t count = attrs.get_int("count");
-  if (count <= 0 || w.dims[0] % count != 0) {
+  if (count <= 0 || count > kMaxElements || !dim_quotient(w.dims[0], count)) {
     shape_error("merge count " + std::to_string(count) +
                 " must be positive and divide the output channels of " + to_string(w));
   }
-  return {TensorType{w.dtype, {w.dims[0], w.dims[1] * count, w.dims[2], w.dims[3]}}};
+  return {TensorType{w.dtype, {w.dims[0], dim_product(w.dims[1], count), w.dims[2], w.dims[3]}}};
 }
 
+// The target's entries are sizes or symbolic dims, one of them may be -1 (inferred); 0 (ONNX's
+// "copy") is not taken. Valid iff the element counts are equal as dims (dim_product of the
+// target == dim_product of x, proved on the normal form); -1 is the exact quotient of the
+// counts.
 Types reshape(const Types& in, const Attributes& attrs) {
   const auto& x = in[0];
   Dims shape = attrs.get_ints("shape");
-  int64_t known = 1;
+  auto refuse = [&]() {
+    shape_error("cannot reshape " + to_string(x) + " to " + to_string(attrs.get_ints("shape")));
+  };
   int inferred = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1 && inferred < 0) {
       inferred = static_cast<int>(i);
-    } else if (shape[i] <= 0) {
+    } else if (!is_symbolic(shape[i]) && shape[i] <= 0) {
       shape_error("reshape target " + to_string(shape) +
                   " has a dimension that is neither positive nor a single -1");
-    } else if (shape[i] > x.num_elements() / known) {
-      shape_error("cannot reshape " + to_string(x) + " to " + to_string(shape));
-    } else {
-      known *= shape[i];
     }
   }
-  if (inferred >= 0 && known > 0 && x.num_elements() % known == 0) {
-    shape[inferred] = x.num_elements() / known;
+  const int64_t count = x.element_count_dim();
+  // The product of the known entries, refused as soon as a size entry passes x's element count
+  // (so the product of sizes stays below kMaxElements and cannot overflow).
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (static_cast<int>(i) == inferred) continue;
+    if (!is_symbolic(shape[i]) && shape[i] > kMaxElements) refuse();
+    try {
+      known = dim_product(known, shape[i]);
+    } catch (const Error&) {
+      refuse();
+    }
+    if (!is_symbolic(known) && !is_symbolic(count) && known > count) refuse();
   }
-  TensorType out{x.dtype, shape};
-  if (out.num_elements() != x.num_elements() || (inferred >= 0 && shape[inferred] <= 0)) {
-    shape_error("cannot reshape " + to_string(x) + " to " + to_string(attrs.get_ints("shape")));
+  if (inferred >= 0) {
+    auto quotient = dim_quotient(count, known);
+    if (!quotient || *quotient == 0) refuse();
+    shape[inferred] = *quotient;
   }
-  return {out};
+  if (dim_product(shape) != count) refuse();
+  return {TensorType{x.dtype, shape}};
 }
 
 Types batchnorm(const Types& in, const Attributes&) {
@@ -350,7 +424,7 @@ Types batchnorm(const Types& in, const Attributes&) {
   if (x.rank() < 2) shape_error("batchnorm input must have rank >= 2, got " + to_string(x));
   for (size_t i = 1; i < in.size(); ++i) {
     if (in[i].dims != Dims{x.dims[1]}) {
-      shape_error("batchnorm parameters must have shape [" + std::to_string(x.dims[1]) + "], got " +
+      shape_error("batchnorm parameters must have shape [" + dim_text(x.dims[1]) + "], got " +
                   to_string(in[i]));
     }
   }
@@ -400,8 +474,8 @@ Types skip_normalization(const Types& in, const std::string& name) {
   }
   for (size_t i = 2; i < in.size(); ++i) {
     if (in[i].dims != Dims{x.dims.back()}) {
-      shape_error(name + " scale and bias must have shape [" + std::to_string(x.dims.back()) +
-                  "], got " + to_string(in[i]));
+      shape_error(name + " scale and bias must have shape [" + dim_text(x.dims.back()) + "], got " +
+                  to_string(in[i]));
     }
   }
   return {x, x};
@@ -421,8 +495,8 @@ Types bias_gelu(const Types& in, const Attributes&) {
   const auto& x = in[0];
   if (x.rank() < 1 || in[1].rank() != 1 || in[1].dims[0] != x.dims.back()) {
     shape_error("bias_gelu bias must have shape [" +
-                (x.rank() < 1 ? std::string("last dim") : std::to_string(x.dims.back())) +
-                "], got " + to_string(in[1]));
+                (x.rank() < 1 ? std::string("last dim") : dim_text(x.dims.back())) + "], got " +
+                to_string(in[1]));
   }
   return {x};
 }
@@ -475,8 +549,8 @@ Types multi_head_attention(const Types& in, const Attributes& attrs) {
   require_rank(k, head_split ? 4 : 3, "multi_head_attention k");
   require_rank(v, head_split ? 4 : 3, "multi_head_attention v");
   const int64_t keys = head_split ? k.dims[2] : k.dims[1];
-  const int64_t key_width = head_split ? k.dims[1] * k.dims[3] : k.dims[2];
-  const int64_t value_width = head_split ? v.dims[1] * v.dims[3] : v.dims[2];
+  const int64_t key_width = head_split ? dim_product(k.dims[1], k.dims[3]) : k.dims[2];
+  const int64_t value_width = head_split ? dim_product(v.dims[1], v.dims[3]) : v.dims[2];
   const bool heads_agree = !head_split || (k.dims[1] == heads && v.dims[1] == heads);
   const int64_t value_keys = head_split ? v.dims[2] : v.dims[1];
   if (k.dims[0] != q.dims[0] || v.dims[0] != q.dims[0] || keys != value_keys ||
@@ -487,7 +561,7 @@ Types multi_head_attention(const Types& in, const Attributes& attrs) {
         to_string(q) + ", " + to_string(k) + ", " + to_string(v) + " with " +
         std::to_string(heads) + " heads");
   }
-  if (q.dims[2] % heads != 0 || value_width % heads != 0) {
+  if (!dim_quotient(q.dims[2], heads) || !dim_quotient(value_width, heads)) {
     shape_error("multi_head_attention: " + std::to_string(heads) + " heads do not divide " +
                 to_string(q) + " and " + to_string(v));
   }
@@ -515,33 +589,52 @@ Types qkv_attention(const Types& in, const Attributes& attrs) {
   const auto& weight = in[1];
   require_rank(x, 3, "qkv_attention x");
   require_rank(weight, 2, "qkv_attention weight");
-  if (weight.dims[0] != x.dims[2] || weight.dims[1] % 3 != 0) {
-    shape_error("qkv_attention needs a weight (" + std::to_string(x.dims[2]) + ", 3 D) for x " +
+  const auto hidden = dim_quotient(weight.dims[1], 3);
+  if (weight.dims[0] != x.dims[2] || !hidden) {
+    shape_error("qkv_attention needs a weight (" + dim_text(x.dims[2]) + ", 3 D) for x " +
                 to_string(x) + ", got " + to_string(weight));
   }
-  const int64_t hidden = weight.dims[1] / 3;
-  if (in[2].dims != Dims{3 * hidden}) {
-    shape_error("qkv_attention bias must be (" + std::to_string(3 * hidden) + "), got " +
+  if (in[2].dims != Dims{weight.dims[1]}) {
+    shape_error("qkv_attention bias must be (" + dim_text(weight.dims[1]) + "), got " +
                 to_string(in[2]));
   }
-  const TensorType projected{x.dtype, {x.dims[0], x.dims[1], hidden}};
+  const TensorType projected{x.dtype, {x.dims[0], x.dims[1], *hidden}};
   Types heads_in{projected, projected, projected};
   if (in.size() == 4) heads_in.push_back(in[3]);
   return multi_head_attention(heads_in, attrs);
 }
 
-// Elements [start, end) of one axis; the importer normalizes ONNX's negative and clamped bounds.
+// Elements [start, end) of one axis; the importer normalizes ONNX's negative and clamped bounds
+// on a sized axis. On a symbolic axis ONNX's clamping cannot be decided, so the bounds must hold
+// for every value of the symbols: 0 <= start < end <= the axis's least value (a part of fixed
+// size), or end the "to the end" sentinel kSliceToEnd with start <= the least value (the rest,
+// dim - start).
 Types slice(const Types& in, const Attributes& attrs) {
   const auto& x = in[0];
   int axis = normalize_axis(attrs.get_int("axis"), x.rank());
   int64_t start = attrs.get_int("start");
   int64_t end = attrs.get_int("end");
-  if (start < 0 || start >= end || end > x.dims[axis]) {
+  const int64_t dim = x.dims[axis];
+  Dims out = x.dims;
+  if (is_symbolic(dim)) {
+    const int64_t least = dim_least_value(dim);
+    if (end == kSliceToEnd && start >= 0 && start <= least) {
+      out[axis] = dim_difference(dim, start);
+    } else if (start >= 0 && start < end && end <= least) {
+      out[axis] = end - start;
+    } else {
+      shape_error("slice [" + std::to_string(start) + ", " + std::to_string(end) + ") of axis " +
+                  std::to_string(axis) + " of " + to_string(x) +
+                  " is not provably inside the axis (its least value is " + std::to_string(least) +
+                  ")");
+    }
+    return {TensorType{x.dtype, out}};
+  }
+  if (start < 0 || start >= end || end > dim) {
     shape_error("slice [" + std::to_string(start) + ", " + std::to_string(end) + ") of axis " +
                 std::to_string(axis) + " of " + to_string(x) +
                 " is not a non-empty range inside the axis");
   }
-  Dims out = x.dims;
   out[axis] = end - start;
   return {TensorType{x.dtype, out}};
 }
@@ -551,7 +644,7 @@ Types rotary_embedding(const Types& in, const Attributes&) {
   require_same_dtype(in);
   const auto& x = in[0];
   require_rank(x, 4, "rotary_embedding x");
-  if (x.dims[3] % 2 != 0) {
+  if (!dim_quotient(x.dims[3], 2)) {
     shape_error("rotary_embedding needs an even head size, got " + to_string(x));
   }
   for (size_t k = 1; k < 3; ++k) {
@@ -561,8 +654,8 @@ Types rotary_embedding(const Types& in, const Attributes&) {
     for (size_t i = 0; fits && i + 2 < table.size(); ++i) fits = table[i] == 1;
     if (!fits) {
       shape_error(std::string("rotary_embedding ") + (k == 1 ? "cos" : "sin") +
-                  " must have shape (S, H) = (" + std::to_string(x.dims[2]) + ", " +
-                  std::to_string(x.dims[3]) + ") with leading 1s only, got " + to_string(in[k]));
+                  " must have shape (S, H) = (" + dim_text(x.dims[2]) + ", " + dim_text(x.dims[3]) +
+                  ") with leading 1s only, got " + to_string(in[k]));
     }
   }
   return {x};
@@ -590,7 +683,7 @@ Types pad(const Types& in, const Attributes& attrs) {
     if (begin < 0 || end < 0) shape_error("pad pads must be non-negative, got " + to_string(pads));
     require_size_attribute("pad", begin, 0);
     require_size_attribute("pad", end, 0);
-    out[axis] += begin + end;  // three terms of at most kMaxElements each
+    out[axis] = dim_sum(out[axis], begin + end);  // three terms of at most kMaxElements each
   }
   require_sane_size(out);
   return {TensorType{x.dtype, out}};
@@ -684,7 +777,7 @@ std::vector<OpInfo> make_operator_table() {
        {},
        leaf_attrs(),
        OpCategory::Leaf,
-       "A graph input, fed at run time.",
+       "A graph input, fed at run time; its shape may hold symbolic dims (batch, sequence).",
        leaf},
       {OpKind::Weight,
        "weight",
@@ -694,8 +787,8 @@ std::vector<OpInfo> make_operator_table() {
        {},
        leaf_attrs(),
        OpCategory::Leaf,
-       "A trained parameter, known at compile time.",
-       leaf},
+       "A trained parameter, known at compile time (its shape too).",
+       concrete_leaf},
       {OpKind::Constant,
        "constant",
        "Constant",
@@ -706,7 +799,7 @@ std::vector<OpInfo> make_operator_table() {
         with_default("dtype", AttrKind::String, "f32")},
        OpCategory::Leaf,
        "A tensor filled with one known value.",
-       leaf},
+       concrete_leaf},
       binary(OpKind::EwAdd, "ewadd", "EwAdd",
              "Element-wise a + b of equal shapes (TENSAT's ewadd).", same_shape_binary),
       binary(OpKind::EwMul, "ewmul", "EwMul",
@@ -845,7 +938,8 @@ std::vector<OpInfo> make_operator_table() {
        {"x"},
        {required("shape", AttrKind::Ints)},
        OpCategory::Layout,
-       "Same elements, row-major, new shape (one -1 is inferred).",
+       "Same elements, row-major, new shape (one -1 is inferred; entries may be symbolic dims, "
+       "and the element counts must be provably equal).",
        reshape},
       {OpKind::BatchNorm,
        "batchnorm",
@@ -1066,7 +1160,8 @@ std::vector<OpInfo> make_operator_table() {
        {required("axis", AttrKind::Int), required("start", AttrKind::Int),
         required("end", AttrKind::Int)},
        OpCategory::Layout,
-       "Elements [start, end) of one axis, step 1 (ONNX Slice with constant bounds).",
+       "Elements [start, end) of one axis, step 1 (ONNX Slice with constant bounds); on a symbolic "
+       "axis end may be INT64_MAX, to the end.",
        slice},
       {OpKind::Opaque,
        "opaque",

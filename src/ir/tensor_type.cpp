@@ -1,5 +1,7 @@
 #include "ir/tensor_type.h"
 
+#include "ir/symbolic_dim.h"
+#include "support/error.h"
 #include "support/strings.h"
 
 namespace saturate::ir {
@@ -74,11 +76,28 @@ int element_size(DType dtype) {
 }
 
 std::optional<std::string> shape_problem(const Dims& dims) {
+  for (int64_t d : dims) {
+    if (is_symbolic(d)) {
+      // A size the symbols decide: it must not be negative at any of their values (a
+      // difference such as `past - sequence` may be).
+      std::optional<int64_t> least;
+      try {
+        least = to_expr(d).least_value();
+      } catch (const Error&) {
+        return "dimension " + std::to_string(d) + " is neither a size nor a symbolic dimension";
+      }
+      if (!least || *least < 0) {
+        return "dimension " + dim_to_string(d) + " of " + to_string(dims) + " may be negative";
+      }
+    } else if (d <= 0) {
+      return "dimensions must be positive, got " + to_string(dims);
+    }
+  }
+  // The sizes' product; a symbolic dimension's run-time value is held to the limit where the
+  // graph runs (a tensor of more than 2^40 elements cannot exist).
   int64_t count = 1;
   for (int64_t d : dims) {
-    if (d <= 0) return "dimensions must be positive, got " + to_string(dims);
-  }
-  for (int64_t d : dims) {
+    if (is_symbolic(d)) continue;
     if (d > kMaxElements / count) {
       return "shape " + to_string(dims) + " has more than 2^40 elements";
     }
@@ -87,14 +106,40 @@ std::optional<std::string> shape_problem(const Dims& dims) {
   return std::nullopt;
 }
 
+bool TensorType::is_static() const {
+  return !has_symbolic(dims);
+}
+
 int64_t TensorType::num_elements() const {
+  if (!is_static()) {
+    throw Error("the element count of " + to_string(*this) +
+                " is symbolic (no number until the symbols are bound)");
+  }
   int64_t count = 1;
   for (int64_t d : dims) count *= d;
   return count;
 }
 
+int64_t TensorType::element_count_dim() const {
+  return dim_product(dims);
+}
+
+std::string dim_text(int64_t dim) {
+  if (!is_symbolic(dim)) return std::to_string(dim);
+  std::string text;
+  try {
+    text = dim_to_string(dim);
+  } catch (const Error&) {
+    return std::to_string(dim);  // no interned expression: a corrupt value, shown as it is
+  }
+  std::erase(text, ' ');
+  return text;
+}
+
 std::string to_string(const Dims& dims) {
-  return "[" + join_ints(dims, " ") + "]";
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i == 0 ? "" : " ") + dim_text(dims[i]);
+  return text + "]";
 }
 
 std::string to_string(const TensorType& type) {
@@ -113,7 +158,9 @@ std::optional<TensorType> parse_tensor_type(std::string_view text) {
     size_t end = body.find(' ', start);
     if (end == std::string_view::npos) end = body.size();
     if (end > start) {
-      auto dim = parse_int(body.substr(start, end - start));
+      std::string_view item = body.substr(start, end - start);
+      auto dim = parse_int(item);
+      if (!dim) dim = parse_dim(item);
       if (!dim) return std::nullopt;
       type.dims.push_back(*dim);
     }

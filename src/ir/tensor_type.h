@@ -34,25 +34,40 @@ using Dims = std::vector<int64_t>;
 // overflow.
 inline constexpr int64_t kMaxElements = int64_t{1} << 40;
 
-// Why `dims` cannot be a tensor's shape (a dimension that is not positive, more than
-// kMaxElements elements); nullopt when it can.
+// Why `dims` cannot be a tensor's shape (a size that is not positive, a symbolic dimension that
+// may be negative, sizes whose product passes kMaxElements); nullopt when it can. A symbolic
+// dimension (ir/symbolic_dim.h) is accepted, even one that may be 0 at run time (a cache length
+// whose lower bound is 0); only the product of the sizes is held to kMaxElements.
 std::optional<std::string> shape_problem(const Dims& dims);
 
-// The static type of one tensor value: element type and fully known dimensions.
+// The static type of one tensor value: element type and dimensions, each a size or a symbolic
+// dimension (ir/symbolic_dim.h).
 struct TensorType {
   DType dtype = DType::F32;
   Dims dims;
 
   int rank() const { return static_cast<int>(dims.size()); }
+  // Whether every dimension is a size.
+  bool is_static() const;
+  // The element count of a static shape; throws saturate::Error on a symbolic one (whose
+  // count is no number: see element_count_dim).
   int64_t num_elements() const;
+  // The element count as a dim: dim_product of the dimensions (a size for a static shape,
+  // `batch*sequence*768` for a symbolic one).
+  int64_t element_count_dim() const;
   bool operator==(const TensorType&) const = default;
 };
 
-// "[64 1024]" style, as used in messages and the text form.
+// "[64 1024]" style, as used in messages and the text form; a symbolic dimension is written
+// as dim_to_string writes it with its spaces dropped ("[batch past_sequence_length+sequence
+// 768]"), so that the dimensions stay separated by spaces.
 std::string to_string(const Dims& dims);
+// One dimension as to_string(Dims) writes it: "64", "batch*sequence".
+std::string dim_text(int64_t dim);
 // "f32[64 1024]".
 std::string to_string(const TensorType& type);
-// Parses what to_string(TensorType) writes; nullopt on anything else.
+// Parses what to_string(TensorType) writes (dimensions through parse_dim); nullopt on anything
+// else.
 std::optional<TensorType> parse_tensor_type(std::string_view text);
 
 }  // namespace saturate::ir

@@ -990,7 +990,7 @@ const std::vector<ErrorCase>& error_cases() {
       {"opaque output types",
        OpKind::Opaque,
        {f32({2})},
-       {{"op_type", std::string("Foo")}, {"output_types", std::string("f32[2 x]")}},
+       {{"op_type", std::string("Foo")}, {"output_types", std::string("f32[2 1.5]")}},
        {"opaque output_types", "is not a type like"}},
   };
   return cases;
