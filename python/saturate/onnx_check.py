@@ -66,6 +66,13 @@ class CheckResult:
     precision: str = "float32"  # "float64" or "float32": the arithmetic both models ran in
     # Why float64 was not used (an operator without a double kernel), or None.
     float64_unavailable: Optional[str] = None
+    # The input shapes the models ran at (input name -> dims), one entry per assignment of the
+    # models' dynamic dimensions asked for (one: the declared static shapes when none was), each
+    # run for `trials` random inputs; every assignment must match.
+    shapes: list[dict[str, list[int]]] = field(default_factory=list)
+    # Optional assignments left out because the original model itself fails at them: each
+    # {"shapes": {input: dims}, "error": ONNX Runtime's message}.
+    skipped_shapes: list[dict] = field(default_factory=list)
 
 
 def _session(model):
@@ -140,19 +147,55 @@ def index_bounds(model) -> dict[str, int]:
     return bounds
 
 
-def random_feeds(session, rng, model=None) -> dict[str, np.ndarray]:
+def feed_shapes(session, shapes=None) -> dict[str, list[int]]:
+    """The shape fed to each of the session's inputs: ``shapes[name]`` where given (a concrete
+    assignment of the model's dynamic dimensions, such as ``--input-shape``'s pins), else the
+    shape the session declares, which must then be static. A given shape must have the declared
+    rank and agree with every dimension the session fixes; raises ValueError naming the input
+    otherwise, and for a name that is no input of the session."""
+    shapes = shapes or {}
+    inputs = session.get_inputs()
+    names = {value.name for value in inputs}
+    unknown = sorted(set(shapes) - names)
+    if unknown:
+        raise ValueError(f"input shapes are given for {', '.join(unknown)}, which the model "
+                         f"does not take (its inputs: {', '.join(v.name for v in inputs)})")
+    result = {}
+    for value in inputs:
+        declared = value.shape
+        if value.name not in shapes:
+            if not _is_static(declared):
+                raise ValueError(f"input {value.name} has a dynamic shape {declared}; give its "
+                                 f"shape (--input-shape {value.name}=D1,D2,...)")
+            result[value.name] = list(declared)
+            continue
+        given = [int(dim) for dim in shapes[value.name]]
+        if declared is not None and len(given) != len(declared):
+            raise ValueError(f"input {value.name}: the shape {given} has {len(given)} "
+                             f"dimensions, the model declares {len(declared)} ({declared})")
+        for axis, (dim, want) in enumerate(zip(given, declared or [])):
+            if dim < 0:
+                raise ValueError(f"input {value.name}: dimension {axis} is {dim}, negative")
+            if isinstance(want, int) and want >= 0 and dim != want:
+                raise ValueError(f"input {value.name}: the shape {given} sets dimension {axis} "
+                                 f"to {dim}, but the model fixes it at {want} ({declared})")
+        result[value.name] = given
+    return result
+
+
+def random_feeds(session, rng, model=None, shapes=None) -> dict[str, np.ndarray]:
     """Random inputs for every graph input: floats from a normal distribution; integers used as
     Gather indices uniform below the gathered axis's size (token ids), other integers 1 and
-    booleans True (attention masks that keep every position)."""
+    booleans True (attention masks that keep every position). ``shapes`` (input name -> dims)
+    gives the shapes of inputs whose declared dimensions are dynamic; see feed_shapes."""
     bounds = index_bounds(model)
+    fed = feed_shapes(session, shapes)
     feeds = {}
     for value in session.get_inputs():
         dtype = _NUMPY_TYPES.get(value.type)
         if dtype is None:
             raise ValueError(f"input {value.name} has type {value.type}, which is not fed")
-        shape = value.shape
-        if any(not isinstance(dim, int) for dim in shape):
-            raise ValueError(f"input {value.name} has a dynamic shape {shape}")
+        shape = fed[value.name]
         if np.issubdtype(dtype, np.floating):
             feeds[value.name] = rng.standard_normal(shape).astype(dtype)
         elif dtype is np.bool_:
@@ -162,6 +205,18 @@ def random_feeds(session, rng, model=None) -> dict[str, np.ndarray]:
         else:
             feeds[value.name] = np.ones(shape, dtype=dtype)
     return feeds
+
+
+def parse_input_shape(text: str) -> tuple[str, list[int]]:
+    """``NAME=D1,D2,...`` (the program's --input-shape) as (NAME, [D1, D2, ...])."""
+    name, _, dims = text.rpartition("=")
+    try:
+        values = [int(d) for d in dims.split(",")]
+    except ValueError:
+        values = []
+    if not name or not values or any(d <= 0 for d in values):
+        raise ValueError(f"--input-shape '{text}' is not NAME=D1,D2,... with positive dims")
+    return name, values
 
 
 def _load_model(model):
@@ -252,13 +307,36 @@ def _in_float64(original, optimized, feeds_list):
         return None, reason[0] if reason else type(error).__name__
 
 
+def _is_static(shape) -> bool:
+    return shape is not None and all(isinstance(dim, int) and dim >= 0 for dim in shape)
+
+
+def common_feed_shapes(first, second, assignment) -> dict[str, list[int]]:
+    """The input shapes both sessions are fed at one assignment: the assignment's, and for the
+    inputs it leaves out the shape either model declares static (the optimized model's first:
+    the original may keep dimensions dynamic that --input-shape pinned in the optimized one).
+    Raises ValueError when they do not suit both models."""
+    given = {name: list(dims) for name, dims in (assignment or {}).items()}
+    for session in (second, first):
+        for value in session.get_inputs():
+            if value.name not in given and _is_static(value.shape):
+                given[value.name] = list(value.shape)
+    fed = feed_shapes(first, given)
+    feed_shapes(second, fed)
+    return fed
+
+
 def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=None,
-                   precision="auto") -> CheckResult:
+                   precision="auto", input_shapes=None, required=None) -> CheckResult:
     """Runs both models (ModelProto, bytes or path) on the same random inputs and compares
     outputs by position (an optimizer keeps the outputs in order). ``precision`` is "auto"
     (float64 when ONNX Runtime can run both models in double, else float32), "float64" or
     "float32"; ``rtol``/``atol`` override the precision's tolerances (see the module
-    docstring)."""
+    docstring). ``input_shapes``: a list of assignments (input name -> dims) of the models'
+    dynamic input dimensions; the comparison runs ``trials`` random inputs at every one of them
+    (None or empty: once, at the declared shapes, which must then be static). Assignments after
+    the first ``required`` (None: all required) are probes: one the original model fails at is
+    left out and listed in ``skipped_shapes``, never counted as a pass."""
     first, second = _session(original), _session(optimized)
     names_first = [o.name for o in first.get_outputs()]
     names_second = [o.name for o in second.get_outputs()]
@@ -269,8 +347,20 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
     if inputs_first != inputs_second:
         raise ValueError(f"the models take different inputs: {inputs_first} and {inputs_second}")
     rng = np.random.default_rng(seed)
-    # The optimized model's input shapes: static where --input-shape pinned the original's.
-    feeds_list = [random_feeds(second, rng, original) for _ in range(trials)]
+    assignments = list(input_shapes) if input_shapes else [None]
+    required = len(assignments) if required is None else int(required)
+    shapes, feeds_list, skipped = [], [], []
+    for index, assignment in enumerate(assignments):
+        fed = common_feed_shapes(first, second, assignment)
+        feeds = [random_feeds(second, rng, original, fed) for _ in range(trials)]
+        if index >= required:
+            try:
+                first.run(None, feeds[0])
+            except Exception as error:  # the original rejects these sizes: not a check
+                skipped.append({"shapes": fed, "error": str(error).splitlines()[0][:300]})
+                continue
+        shapes.append(fed)
+        feeds_list += feeds
     results, unavailable = None, None
     if precision in ("auto", "float64"):
         results, unavailable = _in_float64(original, optimized, feeds_list)
@@ -324,6 +414,8 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
         outputs=outputs,
         precision=used,
         float64_unavailable=unavailable,
+        shapes=shapes,
+        skipped_shapes=skipped,
     )
 
 
@@ -340,9 +432,12 @@ def main(argv=None) -> int:
                         help="relative to each output's range (default: by precision)")
     parser.add_argument("--atol", type=float, default=None)
     parser.add_argument("--precision", choices=["auto", "float64", "float32"], default="auto")
+    parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2,...",
+                        help="the shape fed to an input with dynamic dimensions (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     args = parser.parse_args(argv)
     try:
+        pins = dict(parse_input_shape(text) for text in args.input_shape)
         result = compare_models(
             args.original,
             args.optimized,
@@ -351,6 +446,7 @@ def main(argv=None) -> int:
             rtol=args.rtol,
             atol=args.atol,
             precision=args.precision,
+            input_shapes=[pins] if pins else None,
         )
     except ImportError as error:
         print(f"error: ONNX Runtime is not installed ({error}); pip install onnxruntime",

@@ -4,12 +4,17 @@
 helper (``ort_timer --serve``, which also times operators for the cost model) for
 ``run_checks``: the whole-model latency check of ``saturate.ort_latency`` and the comparison of
 ``saturate.onnx_check`` in the interpreter that already imported numpy and onnxruntime. The
-answer is ``{"latency": {"original": SUMMARY, "optimized": SUMMARY} or null,
-"verification": CHECK_RESULT or null}``.
+request may carry ``input_shapes``, a list of assignments (input name -> dims) of the models'
+dynamic input dimensions (``--input-shape``'s pins): verification compares the models at every
+one, the latency check times them at the first (empty: the declared shapes, which must be
+static). The answer is ``{"latency": {"original": SUMMARY, "optimized": SUMMARY,
+"input_shapes": SHAPES} or null, "verification": CHECK_RESULT or null}``, SHAPES the shapes
+timed (input name -> dims) and CHECK_RESULT's ``shapes`` those compared.
 
 From a shell, ``python3 -m saturate.ort_check ORIGINAL OPTIMIZED [--latency-runs N --threads T]
-[--verify]`` prints that object; exit status 0 when everything asked for ran (a mismatch is in
-the JSON), 2 when a model cannot be run.
+[--verify] [--input-shape NAME=D1,D2,...]`` prints that object (the pins: one assignment);
+exit status 0 when everything asked for ran (a mismatch is in the JSON), 2 when a model cannot
+be run.
 """
 from __future__ import annotations
 
@@ -20,17 +25,27 @@ from dataclasses import asdict
 
 
 def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
-               verify: bool) -> dict:
-    """Times both models (``latency_runs`` interleaved runs each, 0 for none) and compares their
-    outputs when ``verify``; raises when a model cannot be run."""
+               verify: bool, input_shapes=None, required_input_shapes=None) -> dict:
+    """Times both models (``latency_runs`` interleaved runs each, 0 for none) at the first of
+    ``input_shapes`` (a list of assignments input name -> dims; None or empty: the declared
+    shapes) and compares their outputs at every one when ``verify``; raises when a model cannot
+    be run or an assignment does not suit it. Only the first ``required_input_shapes``
+    assignments must run (None: all); verification leaves out a later one the original model
+    itself fails at (sizes a shape-checking probe chose that the model does not accept), and
+    says so in the result's ``skipped_shapes``."""
     from saturate import onnx_check, ort_latency
 
+    assignments = [dict(each) for each in input_shapes] if input_shapes else []
     answer = {"latency": None, "verification": None}
     if latency_runs > 0:
-        before, after = ort_latency.compare_latency(original, optimized, latency_runs, threads)
-        answer["latency"] = {"original": before, "optimized": after}
+        timed = assignments[0] if assignments else None
+        before, after = ort_latency.compare_latency(original, optimized, latency_runs, threads,
+                                                    shapes=timed)
+        answer["latency"] = {"original": before, "optimized": after, "input_shapes": timed}
     if verify:
-        answer["verification"] = asdict(onnx_check.compare_models(original, optimized))
+        answer["verification"] = asdict(
+            onnx_check.compare_models(original, optimized, input_shapes=assignments or None,
+                                      required=required_input_shapes))
     return answer
 
 
@@ -44,13 +59,18 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--verify", action="store_true",
                         help="compare the outputs on the same random inputs")
+    parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2,...",
+                        help="the shape fed to an input with dynamic dimensions (repeatable)")
     args = parser.parse_args(argv)
     if args.latency_runs < 0 or args.threads < 1:
         print("error: --latency-runs must be at least 0 and --threads at least 1", file=sys.stderr)
         return 2
     try:
+        from saturate import onnx_check
+
+        pins = dict(onnx_check.parse_input_shape(text) for text in args.input_shape)
         answer = run_checks(args.original, args.optimized, args.latency_runs, args.threads,
-                            args.verify)
+                            args.verify, [pins] if pins else None)
     except ImportError as error:
         print(f"error: ONNX Runtime is not installed ({error}); pip install onnxruntime numpy",
               file=sys.stderr)

@@ -37,12 +37,13 @@ def summary(samples: list[float]) -> dict:
 
 
 def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
-                    warmup: int = 3) -> tuple[dict, dict]:
+                    warmup: int = 3, shapes=None) -> tuple[dict, dict]:
     """Summaries of the milliseconds per run of each model (paths or bytes), runs interleaved,
-    both models fed the same random inputs, ONNX Runtime's graph optimizations on (as
-    deployed), denormals flushed (as the per-operator timings do) and the thread pools not
-    spinning between runs (``ort_timer.no_spinning``: the idle session's spinning threads would
-    slow the one being timed)."""
+    both models fed the same random inputs (of the shapes ``shapes`` gives, input name -> dims,
+    for inputs with dynamic dimensions; onnx_check.common_feed_shapes), ONNX Runtime's graph
+    optimizations on (as deployed), denormals flushed (as the per-operator timings do) and the
+    thread pools not spinning between runs (``ort_timer.no_spinning``: the idle session's
+    spinning threads would slow the one being timed)."""
     import onnxruntime as ort
 
     def session(model):
@@ -56,7 +57,8 @@ def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
                                     providers=["CPUExecutionProvider"])
 
     sessions = [session(original), session(optimized)]
-    feeds = onnx_check.random_feeds(sessions[0], np.random.default_rng(0), original)
+    fed = onnx_check.common_feed_shapes(sessions[0], sessions[1], shapes)
+    feeds = onnx_check.random_feeds(sessions[0], np.random.default_rng(0), original, fed)
     for each in sessions:
         for _ in range(warmup):
             each.run(None, feeds)
@@ -85,13 +87,16 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the summaries as JSON")
+    parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2,...",
+                        help="the shape fed to an input with dynamic dimensions (repeatable)")
     args = parser.parse_args(argv)
     if args.runs < 1 or args.threads < 1:
         print("error: --runs and --threads must be at least 1", file=sys.stderr)
         return 2
     try:
+        pins = dict(onnx_check.parse_input_shape(text) for text in args.input_shape)
         original, optimized = compare_latency(args.original, args.optimized, args.runs,
-                                              args.threads)
+                                              args.threads, shapes=pins or None)
     except Exception as error:  # a model ORT cannot load or run
         print(f"error: ONNX Runtime latency check failed: {error}", file=sys.stderr)
         return 2

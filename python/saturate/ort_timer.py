@@ -156,7 +156,9 @@ def answer(request: dict) -> dict:
         return ort_check.run_checks(model_source(check["original"], request),
                                     model_source(check["optimized"], request),
                                     int(check.get("latency_runs", 0)),
-                                    int(check.get("threads", 1)), bool(check.get("verify")))
+                                    int(check.get("threads", 1)), bool(check.get("verify")),
+                                    check.get("input_shapes"),
+                                    check.get("required_input_shapes"))
     threads = int(request.get("threads", 1))
     if request.get("fingerprint"):
         return {"fingerprint": fingerprint(threads)}

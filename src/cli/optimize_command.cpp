@@ -102,6 +102,12 @@ void register_optimize_command(CLI::App& app) {
       ->required();
   command->add_flag("--reduced", input->reduced, "Use the reduced-size variant of a model");
   add_input_shape_option(command, input->input_shapes);
+  command->add_option(
+      "--profile", options->profiles,
+      "Sizes of the model's symbolic dimensions at which operators are priced, extraction runs "
+      "and the latency check times, NAME=SIZE,...[@WEIGHT] (repeatable; several are weighted); "
+      "symbols a profile leaves out take batch 1, other lengths 128. The written model keeps its "
+      "symbolic dimensions; verification also runs at adversarial sizes (1, 7, 37)");
   add_external_data_option(command, options->outputs.external_data);
   command->add_option("-o,--output", options->outputs.model,
                       "Write the optimized graph (.sxp, or .onnx for an ONNX input)");

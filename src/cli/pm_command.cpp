@@ -67,8 +67,8 @@ void run_compile(const CompileOptions& options) {
 
 // Runs the input model and its rewrite (`rewritten`: ONNX bytes) in ONNX Runtime on the same
 // random inputs, as optimize --verify does; records the verdict in `report`.
-bool verify_onnx_rewrite(const std::string& input_path, const std::string& rewritten,
-                         nlohmann::ordered_json& report) {
+bool verify_onnx_rewrite(const std::string& input_path, const onnx::OnnxModel& input,
+                         const std::string& rewritten, nlohmann::ordered_json& report) {
   std::unique_ptr<onnx::OnnxruntimeHelper> helper;
   try {
     helper = std::make_unique<onnx::OnnxruntimeHelper>(python_executable(), python_package_dir());
@@ -77,8 +77,10 @@ bool verify_onnx_rewrite(const std::string& input_path, const std::string& rewri
                 error.what());
   }
   std::fprintf(stderr, "checking in ONNX Runtime: comparing their outputs\n");
+  // The input may declare dynamic dims that --input-shape pinned: both models are fed the pins.
   return driver::verify_in_onnxruntime(*helper, onnx::ModelSource::file(input_path),
-                                       onnx::ModelSource::in_memory(rewritten), report);
+                                       onnx::ModelSource::in_memory(rewritten),
+                                       driver::check_input_shapes(input), report);
 }
 
 void run_apply(const ApplyOptions& options) {
@@ -142,7 +144,7 @@ void run_apply(const ApplyOptions& options) {
       exports_onnx && !streamed ? onnx::export_onnx(result.graph, *loaded.onnx) : "";
   bool verified = true;
   if (options.verify && loaded.onnx) {
-    verified = verify_onnx_rewrite(options.graph, onnx_bytes, report);
+    verified = verify_onnx_rewrite(options.graph, *loaded.onnx, onnx_bytes, report);
   } else if (options.verify) {
     verified = driver::verify_rewrite(graph, result.graph, report);
   }

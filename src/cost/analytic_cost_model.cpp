@@ -154,6 +154,7 @@ AnalyticCostModel::AnalyticCostModel(MachineParameters machine) : machine_(machi
 }
 
 OpWork AnalyticCostModel::work(const OpConfig& config) {
+  require_concrete_shapes(config, "the analytic model");
   const ir::OpInfo& info = ir::op_info(config.op);
   // Shapes are trusted (a Graph checks every node as it is added); the count check guards the
   // indexing below against a hand-built configuration.
@@ -292,6 +293,8 @@ OpWork AnalyticCostModel::work(const OpConfig& config) {
 }
 
 Roofline AnalyticCostModel::roofline(const OpConfig& config) const {
+  // Sizes only: a symbolic dim is an interned handle, never multiplied here.
+  require_concrete_shapes(config, "the analytic model");
   // A split launches nothing: its parts are views that consumers read in place (TASO prices it
   // at zero too, which is what makes merging operators that share an input pay off).
   if (ir::op_info(config.op).is_leaf() || config.op == OpKind::Noop || config.op == OpKind::Split ||

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/attribute.h"
@@ -43,6 +44,16 @@ inline bool is_identity_reshape(const OpConfig& config) {
   return config.op == ir::OpKind::Reshape && config.inputs.size() == 1 &&
          config.outputs.size() == 1 && config.inputs[0].dims == config.outputs[0].dims;
 }
+
+// Whether a configuration holds a symbolic dimension (ir/symbolic_dim.h) in an input or output
+// type or in an integer attribute (a reshape's target shape). Such a configuration has no price
+// until its symbols are bound: ProfiledCostModel (profiled_cost_model.h) binds them.
+bool has_symbolic_shape(const OpConfig& config);
+
+// Throws saturate::Error "cost model given a symbolic shape ..." naming the model and the
+// configuration when it has one. Every model that reads sizes calls it before doing arithmetic
+// on them (a symbolic dim is an interned handle, not a size).
+void require_concrete_shapes(const OpConfig& config, std::string_view model);
 
 // Prices one operator configuration in milliseconds of run time.
 class CostModel {

@@ -26,6 +26,8 @@ std::string MeasuredCostModel::name() const {
 }
 
 double MeasuredCostModel::op_cost(const OpConfig& config) const {
+  // A symbolic configuration's key names symbols, not sizes: never timed nor cached.
+  require_concrete_shapes(config, "the " + backend_ + " model");
   const std::string key = cache_key(config);
   if (auto it = costs_.find(key); it != costs_.end()) return it->second;
   prepare({OwnedOpConfig::from(config)});
@@ -36,6 +38,9 @@ void MeasuredCostModel::prepare(const std::vector<OwnedOpConfig>& configs) const
   std::vector<const OwnedOpConfig*> to_time;
   std::vector<std::string> keys;
   std::unordered_map<std::string, bool> pending;
+  for (const OwnedOpConfig& config : configs) {
+    require_concrete_shapes(config.view(), "the " + backend_ + " model");
+  }
   for (const OwnedOpConfig& config : configs) {
     const OpConfig view = config.view();
     std::string key = cache_key(view);

@@ -26,6 +26,8 @@ bool is_parameter_input(ir::OpKind op, size_t input) {
 }
 
 ir::Graph one_node_graph(const OwnedOpConfig& config) {
+  // A timer allocates and runs this graph: its shapes must be sizes.
+  require_concrete_shapes(config.view(), "an operator timer");
   ir::Graph graph("op");
   std::vector<ir::ValueRef> inputs;
   for (size_t i = 0; i < config.inputs.size(); ++i) {

@@ -10,6 +10,7 @@
 #include "cost/cost_cache.h"
 #include "cost/measured_cost_model.h"
 #include "cost/onednn_op_timer.h"
+#include "cost/profiled_cost_model.h"
 #include "onnx/onnxruntime_op_timer.h"
 #include "support/cpu_cores.h"
 #include "support/error.h"
@@ -102,7 +103,9 @@ std::unique_ptr<cost::CostModel> make_cost_model(
 
 void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json& report) {
   report["cost_model"] = model.name();
-  const auto* measured = dynamic_cast<const cost::MeasuredCostModel*>(&model);
+  // Under profiles the measured model is wrapped (cost::ProfiledCostModel).
+  const auto* measured =
+      dynamic_cast<const cost::MeasuredCostModel*>(&cost::unwrap_profiles(model));
   if (measured == nullptr) {
     for (const char* key : {"cost_cache", "cost_measured", "cost_cache_hits", "cost_fallbacks",
                             "cost_measure_seconds"}) {
@@ -120,7 +123,8 @@ void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json&
 }
 
 std::string cost_model_summary(const cost::CostModel& model) {
-  const auto* measured = dynamic_cast<const cost::MeasuredCostModel*>(&model);
+  const auto* measured =
+      dynamic_cast<const cost::MeasuredCostModel*>(&cost::unwrap_profiles(model));
   if (measured == nullptr) return "";
   const cost::MeasuredCostStats& stats = measured->stats();
   std::string text = "cost model " + model.name() + ": " + std::to_string(stats.measured) +

@@ -13,6 +13,7 @@
 #include "driver/rules_loader.h"
 #include "driver/search_stages.h"
 #include "driver/session_fusion_guard.h"
+#include "driver/shape_profiles.h"
 #include "driver/verification.h"
 #include "ir/dot_writer.h"
 #include "ir/text_format.h"
@@ -68,12 +69,16 @@ class Pipeline {
  private:
   void check_files_before_work() const;
   void apply_defaults(const LoadedModel& loaded);
-  std::unique_ptr<cost::CostModel> make_model();
+  std::unique_ptr<cost::CostModel> make_model(const ir::Graph& graph);
   ExportedModel export_model(const ir::Graph& graph, const onnx::OnnxModel& source,
                              const std::string& name);
   onnx::ModelSource original_source() const;
   bool writes_input_bytes(const onnx::OnnxModel& source) const;
   void check_onnx_model(SearchOutcome& outcome, PipelineResult& result);
+  // The input shapes ONNX Runtime's checks feed: the pins, or the graph's inputs at each
+  // profile, then (verification only) at the adversarial bindings.
+  std::vector<onnx::InputShapes> check_shapes(const onnx::OnnxModel& source,
+                                              const ir::Graph& original, bool verification) const;
   void write_outputs(const PipelineResult& result) const;
 
   const ModelInput& input_;
@@ -82,6 +87,9 @@ class Pipeline {
   size_t onnx_exports_ = 0;
   std::optional<ExportedModel> exported_;
   std::unique_ptr<TemporaryDirectory> external_exports_;  // made only when one is needed
+  // The shape profiles of a graph with symbolic dims (empty for a static one).
+  std::vector<ShapeProfile> profiles_;
+  std::vector<ShapeProfile> adversarial_;
 };
 
 void Pipeline::check_files_before_work() const {
@@ -123,11 +131,31 @@ void Pipeline::apply_defaults(const LoadedModel& loaded) {
   check_onnx_output(options_.outputs.model, onnx_input, input_.spec);
 }
 
-std::unique_ptr<cost::CostModel> Pipeline::make_model() {
-  if (options_.cost.kind == "onnxruntime") {
-    return make_cost_model(options_.cost, onnxruntime_.get());
+std::unique_ptr<cost::CostModel> Pipeline::make_model(const ir::Graph& graph) {
+  std::unique_ptr<cost::CostModel> model = options_.cost.kind == "onnxruntime"
+                                               ? make_cost_model(options_.cost, onnxruntime_.get())
+                                               : make_cost_model(options_.cost);
+  return price_at_profiles(std::move(model), graph, profiles_);
+}
+
+std::vector<onnx::InputShapes> Pipeline::check_shapes(const onnx::OnnxModel& source,
+                                                      const ir::Graph& original,
+                                                      bool verification) const {
+  if (profiles_.empty()) return check_input_shapes(source);
+  std::vector<onnx::InputShapes> shapes;
+  auto add = [&](const ShapeProfile& profile) {
+    onnx::InputShapes inputs = source.pinned_input_shapes;
+    for (ir::NodeId id : original.inputs()) {
+      const ir::Node& node = original.node(id);
+      inputs[node.name()] = concrete_dims(node.outputs[0].dims, profile);
+    }
+    shapes.push_back(std::move(inputs));
+  };
+  for (const auto& profile : profiles_) add(profile);
+  if (verification) {
+    for (const auto& profile : adversarial_) add(profile);
   }
-  return make_cost_model(options_.cost);
+  return shapes;
 }
 
 ExportedModel Pipeline::export_model(const ir::Graph& graph, const onnx::OnnxModel& source,
@@ -173,6 +201,9 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
     request.latency_runs = time_it ? options_.latency_runs : 0;
     request.threads = onnxruntime_threads(options_.cost.threads);
     request.verify = verify_it;
+    request.input_shapes = check_shapes(source, result.original, verify_it);
+    // The profiles must run; the adversarial sizes after them are probes.
+    if (!profiles_.empty()) request.required_input_shapes = profiles_.size();
     std::string steps;
     if (time_it)
       steps += " timing both models (" + std::to_string(request.latency_runs) + " runs each)";
@@ -190,6 +221,8 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
         {"optimized_faster_runs", latency.optimized_faster_rounds},
         {"faster_runs_needed", latency.faster_rounds_needed()},
         {"kept", latency.keeps_optimized() ? "optimized" : "original"}};
+    const std::vector<onnx::InputShapes> shapes = check_shapes(source, result.original, false);
+    if (!shapes.empty()) result.report["latency_check"]["input_shapes"] = shapes.front();
     if (!latency.keeps_optimized()) {
       outcome.graph = result.original;
       outcome.optimized_cost = outcome.original_cost;
@@ -214,8 +247,10 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
   // Its weights are in external data: the output is a re-export of the original, checked too.
   exported_ = export_model(result.original, source, "original-export.onnx");
   if (options_.verify) {
-    result.verified = verify_in_onnxruntime(*onnxruntime_.get(), original_source(),
-                                            exported_->source(), result.report);
+    result.verified = verify_in_onnxruntime(
+        *onnxruntime_.get(), original_source(), exported_->source(),
+        check_shapes(source, result.original, true), result.report,
+        profiles_.empty() ? std::nullopt : std::optional<size_t>(profiles_.size()));
   }
   result.onnx_bytes = exported_->bytes;
 }
@@ -253,7 +288,14 @@ PipelineResult Pipeline::run() {
   const bool fuse = !options_.no_rules && options_.search == "eqsat";
   FusionLibraries fusions =
       fuse ? target_fusions(options_.target, options_.fusions) : FusionLibraries{};
-  std::unique_ptr<cost::CostModel> model = make_model();
+  if (!graph_symbols(loaded.graph).empty()) {
+    profiles_ = parse_shape_profiles(loaded.graph, options_.profiles);
+    adversarial_ = adversarial_bindings(loaded.graph, profiles_);
+  } else if (!options_.profiles.empty()) {
+    throw Error("--profile gives sizes of symbolic dimensions, but " + loaded.graph.name() +
+                " has none (every dimension is static)");
+  }
+  std::unique_ptr<cost::CostModel> model = make_model(loaded.graph);
 
   PendingOutput egraph_json(options_.outputs.egraph_json);
   PendingOutput egraph_dot(options_.outputs.egraph_dot);
@@ -324,6 +366,19 @@ PipelineResult Pipeline::run() {
   add_cost_model_report(*model, report);
   report["cost_threads"] = options_.cost.threads;
   report["input_format"] = loaded.format;
+  report["shape_profiles"] =
+      profiles_.empty() ? nlohmann::ordered_json(nullptr) : to_json(profiles_);
+  if (!profiles_.empty()) {
+    report["symbols"] = graph_symbols(result.original);
+    report["verification_profiles"] = to_json(adversarial_);
+    nlohmann::ordered_json assumed = nlohmann::ordered_json::array();
+    for (const auto& assumption : ir::assumptions()) {
+      assumed.push_back({{"dimension", ir::dim_to_string(assumption.dim)},
+                         {"at_most", assumption.bound},
+                         {"reason", assumption.reason}});
+    }
+    report["assumptions"] = assumed;
+  }
   report["opaque_nodes"] = result.original.nodes_of(ir::OpKind::Opaque).size();
   report["folded_nodes"] = result.onnx_source ? nlohmann::json(result.onnx_source->folded_nodes)
                                               : nlohmann::json(nullptr);

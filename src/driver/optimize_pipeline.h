@@ -65,6 +65,11 @@ struct PipelineOptions {
   // Empty kind: onnxruntime for an ONNX input, analytic otherwise. Threads 0: 1 for onnxruntime,
   // the OpenMP default for onednn.
   CostModelOptions cost;
+  // Concrete sizes of a model's symbolic dims (`batch=1,sequence=128[@WEIGHT]`) at which costs,
+  // extraction and the latency check run (driver/shape_profiles.h); empty: one default profile
+  // (batch 1, other lengths 128). Ignored for a model without symbolic dims, which is an error
+  // only when profiles are given.
+  std::vector<std::string> profiles;
   int latency_runs = 20;  // ONNX input priced by onnxruntime: the whole-model check (0: off)
   // ONNX input priced by onnxruntime: write residual norms so that ONNX Runtime's session-time
   // SkipLayerNormFusion leaves them alone where its kernel measures slower

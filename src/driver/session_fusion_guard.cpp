@@ -6,6 +6,7 @@
 
 #include "cost/cost_model.h"
 #include "ir/op_registry.h"
+#include "ir/symbolic_dim.h"
 
 namespace saturate::driver {
 namespace {
@@ -85,7 +86,7 @@ ir::Graph respell(const ir::Graph& graph, const std::vector<bool>& guarded) {
       continue;
     }
     const ir::Dims& dims = node.outputs[0].dims;
-    const ir::Dims rows{dims[0] * dims[1], dims[2]};
+    const ir::Dims rows{ir::dim_product(dims[0], dims[1]), dims[2]};
     const std::string& name = node.name();
     NodeId flat = copy.add_node(OpKind::Reshape, {inputs[0]}, {{"shape", rows}},
                                 {copy.fresh_name(name + "_rows_in")});

@@ -46,7 +46,19 @@ bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::orde
                        {"ok", output.value("ok", true)}});
   }
   report["verify_outputs"] = outputs;
+  if (check.contains("shapes") && check["shapes"].is_array()) {
+    report["verify_input_shapes"] = check["shapes"];
+  }
+  if (check.contains("skipped_shapes") && check["skipped_shapes"].is_array() &&
+      !check["skipped_shapes"].empty()) {
+    report["verify_skipped_shapes"] = check["skipped_shapes"];
+  }
   return verified;
+}
+
+std::vector<onnx::InputShapes> check_input_shapes(const onnx::OnnxModel& model) {
+  if (model.pinned_input_shapes.empty()) return {};
+  return {model.pinned_input_shapes};
 }
 
 void record_identical_model(nlohmann::ordered_json& report) {
@@ -58,9 +70,14 @@ void record_identical_model(nlohmann::ordered_json& report) {
 }
 
 bool verify_in_onnxruntime(onnx::OnnxruntimeHelper& helper, const onnx::ModelSource& original,
-                           const onnx::ModelSource& rewritten, nlohmann::ordered_json& report) {
+                           const onnx::ModelSource& rewritten,
+                           const std::vector<onnx::InputShapes>& input_shapes,
+                           nlohmann::ordered_json& report,
+                           std::optional<size_t> required_input_shapes) {
   onnx::ModelCheckRequest request;
   request.verify = true;
+  request.input_shapes = input_shapes;
+  request.required_input_shapes = required_input_shapes;
   const onnx::ModelCheckAnswer answer = helper.check_models(original, rewritten, request);
   return record_onnxruntime_verification(*answer.verification, report);
 }

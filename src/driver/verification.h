@@ -5,8 +5,10 @@
 // one (verify_rewrite); an ONNX model runs in ONNX Runtime (record_onnxruntime_verification),
 // because the reference interpreter has no kernels for the opaque operators it may carry.
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "ir/graph.h"
+#include "onnx/onnx_model.h"
 #include "onnx/onnxruntime_helper.h"
 
 namespace saturate::driver {
@@ -24,15 +26,24 @@ bool verify_rewrite(const ir::Graph& original, const ir::Graph& rewritten,
 // Records what saturate.onnx_check answered (its CheckResult as JSON): verified,
 // verify_runtime, verify_precision (float64 when ONNX Runtime runs both models in double, else
 // float32), max_abs_error, max_relative_error (relative to the output's range), verify_outputs
-// (per output: max_abs_error, range, relative_to_range, tolerance, ok) and outputs_finite;
-// returns whether the models agree.
+// (per output: max_abs_error, range, relative_to_range, tolerance, ok), outputs_finite and
+// verify_input_shapes (the input shapes compared at, a list of {name: dims}); returns whether
+// the models agree.
 bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::ordered_json& report);
 
+// The input shapes ONNX Runtime's checks of an imported model and its rewrite feed
+// (ModelCheckRequest::input_shapes): the one assignment --input-shape pinned, or none (the
+// declared shapes, static) when nothing was pinned.
+std::vector<onnx::InputShapes> check_input_shapes(const onnx::OnnxModel& model);
+
 // Runs `original` and `rewritten` in ONNX Runtime through `helper` on the same random inputs
-// (verification only, no timing) and records the verdict as record_onnxruntime_verification;
-// returns whether the models agree.
+// (verification only, no timing), at each of `input_shapes` (see ModelCheckRequest), and
+// records the verdict as record_onnxruntime_verification; returns whether the models agree.
 bool verify_in_onnxruntime(onnx::OnnxruntimeHelper& helper, const onnx::ModelSource& original,
-                           const onnx::ModelSource& rewritten, nlohmann::ordered_json& report);
+                           const onnx::ModelSource& rewritten,
+                           const std::vector<onnx::InputShapes>& input_shapes,
+                           nlohmann::ordered_json& report,
+                           std::optional<size_t> required_input_shapes = std::nullopt);
 
 // The verdict when the model written is the input's own file, byte for byte (the original was
 // kept): nothing to run, the outputs are identical.

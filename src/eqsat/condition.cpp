@@ -1,5 +1,9 @@
 #include "eqsat/condition.h"
 
+#include <limits>
+
+#include "eqsat/dim_facts.h"
+#include "ir/symbolic_dim.h"
 #include "support/strings.h"
 
 namespace saturate::eqsat {
@@ -47,16 +51,54 @@ IntExpression parse_expression(const SExpr& expr) {
        "expected an integer, ?attribute, (dim ?x AXIS), (rank ?x), (+ A B), (* A B) or (mod A B)");
 }
 
-std::optional<int64_t> evaluate(const IntExpression& expr, const ConditionContext& context) {
+// Values are expressions over the symbols (ir/symbolic_dim.h), so that a dimension that is
+// symbolic is never read as its handle: a plain integer or a size is a constant.
+using Value = ir::DimExpr;
+
+// a mod b (C++'s %, as for sizes) where it is the same at every value of the symbols; nullopt
+// otherwise.
+std::optional<Value> modulo(const Value& a, const Value& b) {
+  auto divisor = b.as_constant();
+  if (auto dividend = a.as_constant(); dividend && divisor) {
+    if (*divisor == 0) return std::nullopt;
+    if (*divisor == -1) return Value();  // INT64_MIN % -1 overflows
+    return Value::constant(*dividend % *divisor);
+  }
+  if (!divisor) {
+    // A symbolic divisor: 0 where the dividend is a multiple of it (batch*seq mod seq), and the
+    // divisor is never 0.
+    auto least = least_bound(b);
+    auto quotient = a.divided_by(b);
+    if (least && *least >= 1 && quotient && quotient->denominator() == 1) return Value();
+    return std::nullopt;
+  }
+  if (*divisor == 0 || *divisor == std::numeric_limits<int64_t>::min()) return std::nullopt;
+  // a = rest + c with rest a multiple of the divisor at every value (its coefficients are):
+  // a mod divisor is c's, whose sign follows a's (never negative here).
+  auto least = least_bound(a);
+  if (!least || *least < 0 || a.denominator() != 1) return std::nullopt;
+  ir::SymbolBinding zeros;
+  for (ir::SymbolId id : a.symbols()) zeros[ir::symbol_name(id)] = 0;
+  auto constant_term = a.evaluate(zeros);
+  if (!constant_term) return std::nullopt;
+  int64_t magnitude = *divisor < 0 ? -*divisor : *divisor;
+  if (!(a - Value::constant(*constant_term)).provably_divisible_by(magnitude)) return std::nullopt;
+  return Value::constant(((*constant_term % magnitude) + magnitude) % magnitude);
+}
+
+std::optional<Value> evaluate(const IntExpression& expr, const ConditionContext& context) {
   switch (expr.kind) {
     case IntExpression::Kind::Literal:
-      return expr.value;
-    case IntExpression::Kind::Attribute:
-      return context.attribute_of(expr.variable);
+      return Value::constant(expr.value);
+    case IntExpression::Kind::Attribute: {
+      auto value = context.attribute_of(expr.variable);
+      if (!value) return std::nullopt;
+      return int_expression(*value);
+    }
     case IntExpression::Kind::Rank: {
       auto dims = context.dims_of(expr.variable);
       if (!dims) return std::nullopt;
-      return static_cast<int64_t>(dims->size());
+      return Value::constant(static_cast<int64_t>(dims->size()));
     }
     case IntExpression::Kind::Dim: {
       auto dims = context.dims_of(expr.variable);
@@ -64,16 +106,19 @@ std::optional<int64_t> evaluate(const IntExpression& expr, const ConditionContex
       auto rank = static_cast<int64_t>(dims->size());
       int64_t axis = expr.value < 0 ? expr.value + rank : expr.value;
       if (axis < 0 || axis >= rank) return std::nullopt;
-      return (*dims)[axis];
+      return int_expression((*dims)[axis]);
     }
     case IntExpression::Kind::Arithmetic: {
       auto a = evaluate(expr.operands[0], context);
       auto b = evaluate(expr.operands[1], context);
       if (!a || !b) return std::nullopt;
-      if (expr.variable == "+") return *a + *b;
-      if (expr.variable == "*") return *a * *b;
-      if (*b == 0) return std::nullopt;
-      return *a % *b;
+      try {
+        if (expr.variable == "+") return *a + *b;
+        if (expr.variable == "*") return *a * *b;
+        return modulo(*a, *b);
+      } catch (const Error&) {
+        return std::nullopt;  // int64 overflow
+      }
     }
   }
   return std::nullopt;
@@ -127,19 +172,33 @@ bool holds(const Condition& condition, const ConditionContext& context) {
   auto a = evaluate(condition.left, context);
   auto b = evaluate(condition.right, context);
   if (!a || !b) return false;
+  // Decided on b - a's normal form: a comparison holds when it holds at every value of the
+  // symbols (for sizes, exactly when it holds).
+  std::optional<Value> gap;
+  std::optional<Value> back;  // a - b
+  try {
+    gap = *b - *a;
+    back = *a - *b;
+  } catch (const Error&) {
+    return false;  // int64 overflow
+  }
+  auto at_least = [](const Value& value, int64_t bound) {
+    auto least = least_bound(value);
+    return least && *least >= bound;
+  };
   switch (condition.compare) {
     case Condition::Compare::Eq:
       return *a == *b;
     case Condition::Compare::Ne:
-      return *a != *b;
+      return at_least(*gap, 1) || at_least(*back, 1);
     case Condition::Compare::Lt:
-      return *a < *b;
+      return at_least(*gap, 1);
     case Condition::Compare::Le:
-      return *a <= *b;
+      return at_least(*gap, 0);
     case Condition::Compare::Gt:
-      return *a > *b;
+      return at_least(*back, 1);
     case Condition::Compare::Ge:
-      return *a >= *b;
+      return at_least(*back, 0);
   }
   return false;
 }

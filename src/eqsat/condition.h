@@ -18,6 +18,11 @@ namespace saturate::eqsat {
 // Comparisons: = != < <= > >=; integer expressions: literals, (dim ?v AXIS) (negative axes
 // count from the end), (rank ?v), ?attr (an integer-valued attribute variable), and
 // (+ A B), (* A B), (mod A B).
+// Dimensions may be symbolic (ir/symbolic_dim.h): a condition holds only when it holds for every
+// value of the symbols, decided on the normal form of the expressions (eqsat/dim_facts.h):
+// `=` when both sides have one normal form, `!=` `<` `<=` `>` `>=` when the lower bound of the
+// difference decides them, `mod` by a constant when every coefficient but the constant term's
+// is a multiple of it. A condition not decided for every size is false: the rule does not fire.
 struct IntExpression {
   enum class Kind { Literal, Dim, Rank, Attribute, Arithmetic };
   Kind kind = Kind::Literal;
@@ -43,7 +48,8 @@ struct ConditionContext {
 };
 
 Condition parse_condition(const SExpr& expr);
-// False when a needed value is unknown or an axis is out of range.
+// False when a needed value is unknown, an axis is out of range or (for symbolic dimensions)
+// the condition is not proved for every value of the symbols.
 bool holds(const Condition& condition, const ConditionContext& context);
 // The variables a condition reads (to check they are bound by the left-hand side).
 std::vector<std::string> condition_variables(const Condition& condition);

@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "eqsat/tensor_info.h"
 #include "ir/op_registry.h"
 #include "support/error.h"
 
@@ -27,8 +28,7 @@ double node_cost(const TensorEGraph& egraph, const TensorNode& node, const cost:
   if (op.kind == LanguageOpKind::Split) {
     int64_t axis = parts.attrs.get_int("axis");
     int64_t cut = parts.attrs.get_int("cut");
-    int64_t size = inputs[0].dims.at(static_cast<size_t>(axis));
-    attrs = ir::Attributes{{"axis", axis}, {"sizes", std::vector<int64_t>{cut, size - cut}}};
+    attrs = ir::Attributes{{"axis", axis}, {"sizes", split_sizes(inputs[0], axis, cut)}};
   } else {
     attrs = parts.attrs;
   }

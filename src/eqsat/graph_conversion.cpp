@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "eqsat/tensor_info.h"
 #include "ir/op_registry.h"
 #include "support/error.h"
 
@@ -207,10 +208,9 @@ ir::Graph extract_graph(const TensorEGraph& egraph, const GraphRoot& root, const
     int64_t axis = std::get<int64_t>(attribute(node.children[0]));
     int64_t cut = std::get<int64_t>(attribute(node.children[1]));
     ir::ValueRef input = build(node.children[2]);
-    int64_t size = graph.type(input).dims.at(static_cast<size_t>(axis));
     ir::NodeId split =
         graph.add_node(ir::OpKind::Split, {input},
-                       {{"axis", axis}, {"sizes", std::vector<int64_t>{cut, size - cut}}});
+                       {{"axis", axis}, {"sizes", split_sizes(graph.type(input), axis, cut)}});
     built_splits.emplace(key, split);
     return split;
   };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "eqsat/dim_facts.h"
 #include "ir/op_registry.h"
 #include "support/error.h"
 
@@ -121,9 +122,16 @@ TensorData compute_data(const TensorOp& label, const std::vector<const TensorDat
       int rank = inputs[0]->type.rank();
       if (axis < -rank || axis >= rank) return TensorData::invalid("split axis out of range");
       int normalized = static_cast<int>(axis < 0 ? axis + rank : axis);
-      if (cut <= 0 || cut >= inputs[0]->type.dims[normalized]) {
+      // Both parts must be dimensions at every value of the symbols (a cut that is inside
+      // only at some sizes is no split).
+      if (!cut_inside(cut, inputs[0]->type.dims[normalized])) {
         return TensorData::invalid("split cut outside the tensor");
       }
+      // Extraction builds the IR's split from its parts' sizes: a split the IR cannot hold (it
+      // refuses symbolic sizes) is no split here either (throws, so invalid).
+      ir::infer_types(ir::OpKind::Split, types,
+                      ir::Attributes{{"axis", int64_t{normalized}},
+                                     {"sizes", split_sizes(inputs[0]->type, normalized, cut)}});
       auto parts = split_parts(*inputs[0], normalized, cut);
       data.kind = TensorData::Kind::Tuple;
       data.parts = {parts[0], parts[1]};

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "eqsat/dim_facts.h"
+#include "ir/symbolic_dim.h"
 #include "support/error.h"
 
 namespace saturate::eqsat {
@@ -140,8 +142,11 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
         for (int d = 0; d < rank; ++d) {
           if (d != axis) carry(out, output, input, d, d);
         }
-        for (int64_t inner : input.boundaries[axis]) add_unique(out[axis], offset + inner);
-        offset += input.type.dims[axis];
+        // Offsets are dims: `past + sequence` where the parts are symbolic.
+        for (int64_t inner : input.boundaries[axis]) {
+          add_unique(out[axis], ir::dim_sum(offset, inner));
+        }
+        offset = ir::dim_sum(offset, input.type.dims[axis]);
         if (k + 1 < inputs.size()) own.push_back(offset);
       }
       // The concat's own cuts go last, so that a split undoes the outermost concat first.
@@ -162,24 +167,38 @@ std::optional<int64_t> split_point(const TensorInfo& info, int axis) {
   return info.boundaries[axis].back();
 }
 
+std::vector<int64_t> split_sizes(const ir::TensorType& input, int64_t axis, int64_t cut) {
+  int64_t normalized = axis < 0 ? axis + input.rank() : axis;
+  if (normalized < 0 || normalized >= input.rank() ||
+      !cut_inside(cut, input.dims[static_cast<size_t>(normalized)])) {
+    throw Error("cannot split " + ir::to_string(input) + " on axis " + std::to_string(axis) +
+                " at " + ir::dim_text(cut));
+  }
+  return {cut, ir::dim_difference(input.dims[static_cast<size_t>(normalized)], cut)};
+}
+
 std::array<TensorInfo, 2> split_parts(const TensorInfo& info, int axis, int64_t cut) {
-  if (axis < 0 || axis >= info.type.rank() || cut <= 0 || cut >= info.type.dims[axis]) {
+  if (axis < 0 || axis >= info.type.rank() || !cut_inside(cut, info.type.dims[axis])) {
     throw Error("cannot split " + ir::to_string(info.type) + " on axis " + std::to_string(axis) +
-                " at " + std::to_string(cut));
+                " at " + ir::dim_text(cut));
   }
   std::array<TensorInfo, 2> parts;
   for (int k = 0; k < 2; ++k) {
     ir::TensorType type = info.type;
-    type.dims[axis] = k == 0 ? cut : info.type.dims[axis] - cut;
+    type.dims[axis] = k == 0 ? cut : ir::dim_difference(info.type.dims[axis], cut);
     parts[k] = TensorInfo::of(type);
     for (int d = 0; d < info.type.rank(); ++d) {
       if (d != axis) {
         parts[k].boundaries[d] = info.boundaries[d];
         continue;
       }
+      // A boundary goes with the part it is inside of at every value of the symbols; one
+      // whose side depends on the sizes is dropped (a split then cannot cut there).
       for (int64_t b : info.boundaries[d]) {
-        if (k == 0 && b < cut) parts[k].boundaries[d].push_back(b);
-        if (k == 1 && b > cut) parts[k].boundaries[d].push_back(b - cut);
+        if (k == 0 && provably_less(b, cut)) parts[k].boundaries[d].push_back(b);
+        if (k == 1 && provably_less(cut, b)) {
+          parts[k].boundaries[d].push_back(ir::dim_difference(b, cut));
+        }
       }
     }
   }

@@ -32,7 +32,14 @@ std::vector<std::vector<int64_t>> propagate_boundaries(ir::OpKind op, const ir::
 // Where a binary split on `axis` cuts: the last recorded boundary, if any.
 std::optional<int64_t> split_point(const TensorInfo& info, int axis);
 
-// The two parts of a split at `cut`; boundaries inside each part are kept, shifted.
+// The sizes of a binary split's parts on `axis` (negative counts from the end): {cut, size -
+// cut}, in dim arithmetic (ir/symbolic_dim.h). Throws saturate::Error unless both parts are
+// dimensions at every value of the symbols.
+std::vector<int64_t> split_sizes(const ir::TensorType& input, int64_t axis, int64_t cut);
+
+// The two parts of a split at `cut`; boundaries inside each part are kept, shifted (offsets and
+// cuts are dims: they may be symbolic, and are compared only where that is proved for every
+// value of the symbols).
 std::array<TensorInfo, 2> split_parts(const TensorInfo& info, int axis, int64_t cut);
 
 }  // namespace saturate::eqsat

@@ -64,7 +64,7 @@ ir::NodeId TermBuilder::build_split(const Term& split, const TermBindings& bindi
     throw Error("split on axis " + std::to_string(axis) + " of " + ir::to_string(input_info.type) +
                 ": no concat boundary is recorded there");
   }
-  std::vector<int64_t> sizes = {*cut, input_info.type.dims[axis] - *cut};
+  std::vector<int64_t> sizes = split_sizes(input_info.type, axis, *cut);
   ir::NodeId id =
       graph_.add_node(ir::OpKind::Split, {input}, {{"axis", int64_t{axis}}, {"sizes", sizes}});
   splits_.emplace(key, id);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <mutex>
 #include <numeric>
 
@@ -93,6 +94,19 @@ class DimTable {
     symbols_.at(static_cast<size_t>(id)).lower_bound = lower_bound;
   }
 
+  void assume(DimAssumption assumption) {
+    std::lock_guard lock(mutex_);
+    for (const auto& known : assumptions_) {
+      if (known.dim == assumption.dim && known.bound <= assumption.bound) return;
+    }
+    assumptions_.push_back(std::move(assumption));
+  }
+
+  std::vector<DimAssumption> assumptions() {
+    std::lock_guard lock(mutex_);
+    return assumptions_;
+  }
+
   int64_t intern(const DimExpr& expr) {
     std::lock_guard lock(mutex_);
     if (auto it = ids_.find(expr); it != ids_.end()) return it->second;
@@ -123,6 +137,7 @@ class DimTable {
   std::map<std::string, SymbolId, std::less<>> by_name_;
   std::vector<DimExpr> exprs_;
   std::map<DimExpr, int64_t> ids_;
+  std::vector<DimAssumption> assumptions_;
 };
 
 }  // namespace
@@ -256,7 +271,10 @@ std::optional<int64_t> DimExpr::least_value() const {
     for (SymbolId id : monomial) term = checked(checked_mul(term, bounds[symbol_name(id)]));
     numerator = checked(checked_add(numerator, term));
   }
-  return (numerator + denominator_ - 1) / denominator_;
+  // Ceiling division that rounds toward +infinity for negative numerators too.
+  int64_t quotient = numerator / denominator_;
+  if (numerator % denominator_ != 0 && numerator > 0) ++quotient;
+  return quotient;
 }
 
 bool DimExpr::provably_divisible_by(int64_t divisor) const {
@@ -294,9 +312,20 @@ std::vector<SymbolId> DimExpr::symbols() const {
 
 std::string DimExpr::to_string() const {
   std::string text;
-  // Highest degree first reads naturally: "batch*sequence + 1".
-  for (auto it = terms_.rbegin(); it != terms_.rend(); ++it) {
-    const auto& [monomial, coefficient] = *it;
+  // Highest degree first reads naturally ("batch*sequence + 1"); within a degree by name, so
+  // that the text does not depend on the order symbols were made in.
+  std::vector<std::pair<std::vector<std::string>, int64_t>> named;
+  for (const auto& [monomial, coefficient] : terms_) {
+    std::vector<std::string> names;
+    for (SymbolId id : monomial) names.push_back(symbol_name(id));
+    std::sort(names.begin(), names.end());
+    named.push_back({std::move(names), coefficient});
+  }
+  std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) {
+    if (a.first.size() != b.first.size()) return a.first.size() > b.first.size();
+    return a.first < b.first;
+  });
+  for (const auto& [monomial, coefficient] : named) {
     int64_t magnitude = coefficient < 0 ? -coefficient : coefficient;
     if (text.empty()) {
       if (coefficient < 0) text += "-";
@@ -305,7 +334,7 @@ std::string DimExpr::to_string() const {
     }
     std::string factors;
     if (magnitude != 1 || monomial.empty()) factors = std::to_string(magnitude);
-    for (SymbolId id : monomial) factors += (factors.empty() ? "" : "*") + symbol_name(id);
+    for (const auto& name : monomial) factors += (factors.empty() ? "" : "*") + name;
     text += factors;
   }
   if (text.empty()) text = "0";
@@ -314,7 +343,7 @@ std::string DimExpr::to_string() const {
 }
 
 bool is_symbolic(int64_t dim) {
-  return dim <= kFirstSymbolicDim;
+  return dim <= kFirstSymbolicDim && dim >= kLastSymbolicDim;
 }
 
 bool has_symbolic(const std::vector<int64_t>& dims) {
@@ -400,7 +429,31 @@ std::optional<int64_t> dim_quotient(int64_t a, int64_t b) {
 
 int64_t dim_least_value(int64_t dim) {
   if (!is_symbolic(dim)) return dim;
-  return std::max<int64_t>(to_expr(dim).least_value().value_or(0), 0);
+  // Unknown (a difference such as 5 - batch): no bound at all, so that no >= test passes.
+  return to_expr(dim).least_value().value_or(std::numeric_limits<int64_t>::min());
+}
+
+void assume_at_most(int64_t dim, int64_t bound, std::string reason) {
+  if (!is_symbolic(dim)) {
+    if (dim > bound) {
+      throw Error("dimension " + std::to_string(dim) + " exceeds " + std::to_string(bound) + ": " +
+                  reason);
+    }
+    return;
+  }
+  DimTable::instance().assume({dim, bound, std::move(reason)});
+}
+
+std::vector<DimAssumption> assumptions() {
+  return DimTable::instance().assumptions();
+}
+
+bool assumptions_hold(const SymbolBinding& binding) {
+  for (const auto& assumption : assumptions()) {
+    auto value = to_expr(assumption.dim).evaluate(binding);
+    if (value && *value > assumption.bound) return false;
+  }
+  return true;
 }
 
 int64_t evaluate_dim(int64_t dim, const SymbolBinding& binding) {

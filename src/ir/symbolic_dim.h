@@ -49,6 +49,8 @@ class DimExpr {
   std::optional<int64_t> as_constant() const;
   // 1 unless the expression divides by a constant that does not divide its coefficients.
   int64_t denominator() const { return denominator_; }
+  // The numerator's terms (monomial, coefficient) in normal order.
+  const std::vector<std::pair<Monomial, int64_t>>& terms() const { return terms_; }
   bool is_constant() const { return as_constant().has_value(); }
   // The least value over every assignment of the symbols at or above their lower bounds,
   // when the expression is monotone in them (no negative coefficient); nullopt otherwise.
@@ -75,9 +77,11 @@ class DimExpr {
   int64_t denominator_ = 1;
 };
 
-// Dims at or below this are interned expressions; above it, -1 keeps Reshape's "infer" meaning
-// and 0 its "copy" meaning in attributes.
+// Dims in [kLastSymbolicDim, kFirstSymbolicDim] are interned expressions. Above the range, -1
+// keeps Reshape's "infer" meaning and 0 its "copy" meaning in attributes; below it, INT64_MIN
+// stays the "from the very start" bound exporters write in Slice.
 inline constexpr int64_t kFirstSymbolicDim = -(int64_t{1} << 62);
+inline constexpr int64_t kLastSymbolicDim = kFirstSymbolicDim - (int64_t{1} << 61);
 
 bool is_symbolic(int64_t dim);
 // Whether any dimension is symbolic.
@@ -111,12 +115,26 @@ int64_t dim_product(const std::vector<int64_t>& dims);
 // a / b when it is a dim for every value of the symbols (see DimExpr::divided_by; a constant
 // divisor must divide the coefficients exactly); nullopt otherwise.
 std::optional<int64_t> dim_quotient(int64_t a, int64_t b);
-// The least value the dim takes (its value for a size; 0 when no bound is known).
+// The least value the dim takes (its value for a size; INT64_MIN when no bound is known).
 int64_t dim_least_value(int64_t dim);
 // Whether `a` and `b` are equal for every value of the symbols (interning makes this ==).
 inline bool dims_equal(int64_t a, int64_t b) {
   return a == b;
 }
+
+// What import takes a model to accept beyond its declared types, each with the reason: a table
+// sliced to a symbolic length (`position_ids[:, :sequence]` of a 512-row buffer) has that many
+// rows only while the length fits the table, and the model fails past it anyway (the sliced rows
+// meet tensors of the full length). Reported with the run; checked at every shape Saturate runs.
+struct DimAssumption {
+  int64_t dim;    // a symbolic dim
+  int64_t bound;  // dim <= bound
+  std::string reason;
+};
+void assume_at_most(int64_t dim, int64_t bound, std::string reason);
+std::vector<DimAssumption> assumptions();
+// Whether every assumption over symbols the binding sets holds there.
+bool assumptions_hold(const SymbolBinding& binding);
 
 // The size at a binding; throws saturate::Error naming the unbound symbol.
 int64_t evaluate_dim(int64_t dim, const SymbolBinding& binding);

@@ -9,11 +9,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/symbolic_dim.h"
 #include "onnx/fold_kernels.h"
 #include "onnx/host_tensor.h"
 #include "onnx/node_attributes.h"
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/opaque_capsule.h"
+#include "onnx/symbolic_folding.h"
 #include "support/error.h"
 
 namespace saturate::onnx {
@@ -84,11 +86,16 @@ class Folder {
     for (report_.rounds = 1; report_.rounds <= options_.max_rounds; ++report_.rounds) {
       types_ = infer_types_without_weights(model_);
       changed = fold_round();
+      // Once folding settles, the outputs' declared dims may name what the graph computes
+      // (present: total_sequence_length = past_sequence_length + sequence_length); then the
+      // model is read again with the names related.
+      if (!changed) changed = relate_declared_outputs();
       if (!changed) break;
     }
     changed |= drop_unused_empty_initializers();
     // The last inference saw the final model unless the last round still folded something.
     report_.types = changed ? infer_types_without_weights(model_) : std::move(types_);
+    for (auto& [name, value] : symbolic_) report_.symbolic_ints[name] = value.ints;
     return report_;
   }
 
@@ -122,6 +129,7 @@ class Folder {
   // The known value of `name`, read on first use; nullptr when it is not a foldable constant.
   const HostTensor* known(const std::string& name) {
     if (auto it = values_.find(name); it != values_.end()) return &it->second;
+    if (auto it = symbolic_.find(name); it != symbolic_.end()) return &it->second;
     auto init = initializers_.find(name);
     if (init == initializers_.end()) return nullptr;
     const TensorProto& tensor = model_.graph().initializer(init->second);
@@ -148,7 +156,7 @@ class Folder {
     if (auto it = initializers_.find(name); it != initializers_.end()) {
       return tensor_dims(model_.graph().initializer(it->second));
     }
-    if (auto it = types_.find(name); it != types_.end()) return static_dims(it->second);
+    if (auto it = types_.find(name); it != types_.end()) return dims_from_onnx(it->second);
     return std::nullopt;
   }
 
@@ -160,6 +168,10 @@ class Folder {
     HostTensor out;
     out.elem_type = TensorProto::INT64;
     if (node.op_type() == "Size") {
+      if (ir::has_symbolic(*dims)) {
+        out.ints = {ir::dim_product(*dims)};
+        return std::vector<HostTensor>{out};
+      }
       auto count = checked_element_count(*dims);
       if (!count) return std::nullopt;
       out.ints = {*count};
@@ -272,12 +284,22 @@ class Folder {
     if (op == "Shape" || op == "Size") return fold_shape(node);
     if (!is_foldable_op(op)) return std::nullopt;
     std::vector<const HostTensor*> inputs;
+    bool symbolic = false;
     for (const auto& name : node.input()) {
       if (name.empty()) {
         inputs.push_back(nullptr);
         continue;
       }
-      if (!is_initializer(name)) return std::nullopt;
+      symbolic |= symbolic_.contains(name);
+      if (!is_initializer(name) && !symbolic_.contains(name)) return std::nullopt;
+    }
+    if (symbolic) {
+      for (const auto& name : node.input()) inputs.push_back(name.empty() ? nullptr : known(name));
+      try {
+        return fold_symbolic(node, inputs, context_.opset);
+      } catch (const Error&) {
+        return std::nullopt;
+      }
     }
     if (!worth_folding(node)) return std::nullopt;
     inputs.clear();
@@ -300,6 +322,10 @@ class Folder {
     bool rewritten = false;
     for (auto& node : *graph->mutable_node()) rewritten |= drop_empty_operands(node);
     for (const auto& node : graph->node()) {
+      if (computes_symbolic(node)) {
+        kept.push_back(node);
+        continue;
+      }
       std::optional<std::vector<HostTensor>> outputs;
       try {
         outputs = try_fold(node);
@@ -307,6 +333,18 @@ class Folder {
         throw Error(describe(node) + ": " + error.what());
       }
       if (!outputs || outputs->size() != static_cast<size_t>(node.output_size())) {
+        rewritten |= type_shape_consumer(node);
+        kept.push_back(node);
+        continue;
+      }
+      if (std::any_of(outputs->begin(), outputs->end(), holds_symbolic)) {
+        // Handles are no sizes: the value stays beside the model, computed by its node.
+        for (int k = 0; k < node.output_size(); ++k) {
+          if (!node.output(k).empty()) {
+            symbolic_[node.output(k)] = std::move((*outputs)[static_cast<size_t>(k)]);
+          }
+        }
+        rewritten = true;
         kept.push_back(node);
         continue;
       }
@@ -329,12 +367,141 @@ class Folder {
     return true;
   }
 
+  // ONNX makes equal dim_params equal sizes across the model, its declared outputs included: a
+  // graph output declared [.., total_sequence_length, ..] that the graph computes as
+  // past_sequence_length + sequence_length relates the two for every run of the model. Where a
+  // declared name that a graph input also uses differs from a computed expression, the name
+  // is replaced by the expression everywhere the model states types, and folding starts over
+  // on the related model. Returns whether it related a name.
+  bool relate_declared_outputs() {
+    std::set<std::string> input_names;
+    for (const auto& info : model_.graph().input()) {
+      if (!info.type().has_tensor_type()) continue;
+      for (const auto& dim : info.type().tensor_type().shape().dim()) {
+        if (dim.has_dim_param()) input_names.insert(dim.dim_param());
+      }
+    }
+    std::map<std::string, const NodeProto*> producers;
+    for (const auto& node : model_.graph().node()) {
+      for (const auto& name : node.output()) producers[name] = &node;
+    }
+    std::map<std::string, std::string> related;
+    for (const auto& info : model_.graph().output()) {
+      auto producer = producers.find(info.name());
+      if (producer == producers.end() || !info.type().has_tensor_type()) continue;
+      const NodeProto& node = *producer->second;
+      std::vector<const HostTensor*> inputs;
+      std::vector<std::optional<ir::Dims>> input_dims;
+      for (const auto& name : node.input()) {
+        bool constant = !name.empty() && (is_initializer(name) || symbolic_.contains(name));
+        inputs.push_back(constant ? known(name) : nullptr);
+        input_dims.push_back(name.empty() ? std::nullopt : dims_of(name));
+      }
+      auto computed = symbolic_output_dims(node, inputs, input_dims);
+      const auto& declared = info.type().tensor_type().shape();
+      if (!computed || static_cast<int>(computed->size()) != declared.dim_size()) continue;
+      for (int k = 0; k < declared.dim_size(); ++k) {
+        const auto& dim = declared.dim(k);
+        int64_t value = (*computed)[static_cast<size_t>(k)];
+        if (!dim.has_dim_param() || !input_names.contains(dim.dim_param())) continue;
+        if (!ir::is_symbolic(value) || related.contains(dim.dim_param())) continue;
+        auto named = dim_from_onnx(dim);
+        if (!named || *named == value) continue;
+        // The expression must not read the name itself (n = n + 1 relates nothing).
+        auto symbols = ir::to_expr(value).symbols();
+        auto own = ir::find_symbol(dim.dim_param());
+        if (own && std::find(symbols.begin(), symbols.end(), *own) != symbols.end()) continue;
+        related[dim.dim_param()] = ir::dim_to_string(value);
+      }
+    }
+    if (related.empty()) return false;
+    auto relate = [&](::onnx::ValueInfoProto& info) {
+      if (!info.type().has_tensor_type()) return;
+      for (auto& dim :
+           *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+        if (!dim.has_dim_param()) continue;
+        if (auto it = related.find(dim.dim_param()); it != related.end()) {
+          dim.set_dim_param(it->second);
+        }
+      }
+    };
+    auto* graph = model_.mutable_graph();
+    for (auto& info : *graph->mutable_input()) relate(info);
+    for (auto& info : *graph->mutable_output()) relate(info);
+    for (auto& info : *graph->mutable_value_info()) relate(info);
+    for (const auto& [name, expression] : related) report_.related_dims[name] = expression;
+    // Values and types computed with the unrelated names are computed again.
+    symbolic_.clear();
+    typed_.clear();
+    return true;
+  }
+
+  // Whether the node's outputs are symbolic values already computed.
+  bool computes_symbolic(const NodeProto& node) const {
+    return node.output_size() > 0 &&
+           std::all_of(node.output().begin(), node.output().end(),
+                       [&](const std::string& name) { return symbolic_.contains(name); });
+  }
+
+  // States the output type of a node that reads a symbolic shape (Reshape, Expand,
+  // ConstantOfShape, Range) in the model's value_info, which ONNX's inference cannot compute and
+  // then carries on to the nodes after it. Returns whether it wrote one.
+  bool type_shape_consumer(const NodeProto& node) {
+    if (node.output_size() < 1 || node.output(0).empty() || typed_.contains(node.output(0))) {
+      return false;
+    }
+    // Typed here: outputs computed from a symbolic value, and outputs whose dims ONNX's
+    // inference lost over symbolic inputs (it keeps names only through a few operators).
+    auto current = types_.find(node.output(0));
+    bool untyped = current == types_.end() || !dims_from_onnx(current->second);
+    std::vector<const HostTensor*> inputs;
+    std::vector<std::optional<ir::Dims>> input_dims;
+    bool symbolic = false;
+    for (const auto& name : node.input()) {
+      symbolic |= symbolic_.contains(name);
+      bool constant = !name.empty() && (is_initializer(name) || symbolic_.contains(name));
+      inputs.push_back(constant ? known(name) : nullptr);
+      input_dims.push_back(name.empty() ? std::nullopt : dims_of(name));
+    }
+    if (!symbolic && !untyped) return false;
+    auto dims = symbolic_output_dims(node, inputs, input_dims);
+    if (!dims) return false;
+    int32_t elem_type = TensorProto::UNDEFINED;
+    if (current != types_.end() && current->second.has_tensor_type()) {
+      elem_type = current->second.tensor_type().elem_type();
+    }
+    if (elem_type == TensorProto::UNDEFINED && node.op_type() == "ConstantOfShape") {
+      const auto* value = find_attr(node, "value");
+      elem_type = value != nullptr ? value->t().data_type() : TensorProto::FLOAT;
+    }
+    if (elem_type == TensorProto::UNDEFINED && node.input_size() > 0) {
+      elem_type = elem_type_of(node.input(node.op_type() == "Where" ? 1 : 0));
+    }
+    if (elem_type == TensorProto::UNDEFINED) return false;
+    ::onnx::ValueInfoProto* info = nullptr;
+    for (auto& existing : *model_.mutable_graph()->mutable_value_info()) {
+      if (existing.name() == node.output(0)) info = &existing;
+    }
+    if (info == nullptr) info = model_.mutable_graph()->add_value_info();
+    info->Clear();
+    info->set_name(node.output(0));
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(elem_type);
+    auto* shape = tensor->mutable_shape();
+    for (int64_t d : *dims) set_onnx_dim(d, *shape->add_dim());
+    typed_.insert(node.output(0));
+    return true;
+  }
+
   ModelProto& model_;
   FoldOptions options_;
   FoldContext context_;
   FoldReport report_;
   std::unordered_map<std::string, int> initializers_;  // name -> index in the graph
   std::unordered_map<std::string, HostTensor> values_;
+  // Values whose elements are symbolic dims, kept beside the model (see symbolic_folding.h).
+  std::unordered_map<std::string, HostTensor> symbolic_;
+  std::set<std::string> typed_;  // shape consumers whose output type the folder stated
   std::map<std::string, ::onnx::TypeProto> types_;
 };
 

@@ -144,7 +144,10 @@ void Exporter::emit_attention(NodeId id) {
     std::string bias_name = name_of(node.inputs[3]);
     if (dims(node.inputs[3]) != wanted) {
       std::string expanded = fresh(y + "_attention_bias");
-      add_node("Expand", {bias_name, ints_initializer(wanted, y + "_bias_shape")}, {expanded});
+      add_node("Expand",
+               {bias_name, shape_tensor(wanted, id, y + "_bias_shape",
+                                        "node '" + node.name() + "' (attention mask)")},
+               {expanded});
       bias_name = expanded;
     }
     // MultiHeadAttention: bias, key_padding_mask; Attention: mask_index, past.

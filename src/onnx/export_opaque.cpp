@@ -114,7 +114,7 @@ void Exporter::emit_opaque(NodeId id) {
   for (const auto& output : graph_.outputs()) graph_outputs.insert(output.name);
   for (size_t k = 0; k < names_[id].size(); ++k) {
     if (!graph_outputs.contains(names_[id][k])) {
-      set_tensor_type(*out_->add_value_info(), names_[id][k], node.outputs[k]);
+      set_tensor_type(*out_->add_value_info(), names_[id][k], node.outputs[k], &source_.dim_names);
     }
   }
 }

@@ -1,10 +1,12 @@
 // ONNX -> IR: layout and shape (Concat, Split, Slice, Reshape, Flatten, Squeeze, Unsqueeze,
 // Transpose, Pad).
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ir/symbolic_dim.h"
 #include "onnx/fold_kernels.h"
 #include "onnx/node_attributes.h"
 #include "onnx/onnx_importer.h"
@@ -67,6 +69,7 @@ void Importer::import_split(const NodeProto& node) {
   auto rank = static_cast<int64_t>(dims(x).size());
   int64_t axis = normalize_axis(attr_int(node, "axis", 0), rank);
   int64_t size = dims(x)[static_cast<size_t>(axis)];
+  require(!ir::is_symbolic(size));  // the parts' sizes would depend on the symbols
   int64_t parts = node.output_size();
   std::optional<std::vector<int64_t>> sizes =
       result_.opset >= 13 ? constant_ints(node, 1) : attr_ints(node, "split");
@@ -119,6 +122,14 @@ void Importer::import_slice(const NodeProto& node) {
     seen[static_cast<size_t>(axis)] = true;
     require(!steps || (*steps)[i] == 1);  // strided and reversed slices stay opaque
     const int64_t size = in[static_cast<size_t>(axis)];
+    if (ir::is_symbolic(size)) {
+      // Decided for every size only from a start no size is below to an end past any size
+      // (the IR's slice to the end of a symbolic axis).
+      const int64_t start = (*starts)[i];
+      require(start >= 0 && start <= ir::dim_least_value(size) && (*ends)[i] >= ir::kMaxElements);
+      if (start != 0) cuts.push_back({axis, start, std::numeric_limits<int64_t>::max()});
+      continue;
+    }
     int64_t start = forward_slice_bound((*starts)[i], size);
     int64_t end = forward_slice_bound((*ends)[i], size);
     require(start < end);  // an empty slice stays opaque
@@ -159,23 +170,23 @@ void Importer::import_reshape_like(const NodeProto& node) {
         require(inferred < 0);
         inferred = static_cast<int>(i);
       } else {
-        require(shape[i] > 0);
-        known *= shape[i];
+        require(ir::is_symbolic(shape[i]) || shape[i] > 0);
+        known = ir::dim_product(known, shape[i]);
       }
     }
-    int64_t total = graph().type(x).num_elements();
     if (inferred >= 0) {
-      require(known > 0 && total % known == 0);
-      shape[static_cast<size_t>(inferred)] = total / known;
+      // Decided on the normal form: (batch*sequence*768) / (batch*12*64) is sequence.
+      auto rest = ir::dim_quotient(ir::dim_product(in), known);
+      require(rest && (ir::is_symbolic(*rest) || *rest > 0));
+      shape[static_cast<size_t>(inferred)] = *rest;
     }
   } else if (op == "Flatten") {
     int64_t axis = attr_int(node, "axis", 1);
     require(axis >= -rank && axis <= rank);
     if (axis < 0) axis += rank;
-    int64_t outer = 1;
-    int64_t inner = 1;
-    for (int64_t a = 0; a < rank; ++a) (a < axis ? outer : inner) *= in[static_cast<size_t>(a)];
-    shape = {outer, inner};
+    ir::Dims outer(in.begin(), in.begin() + axis);
+    ir::Dims inner(in.begin() + axis, in.end());
+    shape = {ir::dim_product(outer), ir::dim_product(inner)};
   } else if (op == "Squeeze") {
     auto axes = result_.opset >= 13 ? constant_ints(node, 1) : attr_ints(node, "axes");
     std::vector<bool> drop(in.size(), false);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/symbolic_dim.h"
 #include "onnx/host_tensor.h"
 #include "onnx/model_validation.h"
 #include "onnx/node_attributes.h"
@@ -115,7 +116,11 @@ void Importer::import_node(const NodeProto& node) {
     } catch (const Error& error) {
       std::string message = error.what();
       if (message.rfind(source_ + ": ", 0) == 0) throw;
-      fail(describe(node) + ": " + message);
+      // Over symbolic dims the IR refuses a shape condition it cannot prove for every size
+      // (total_sequence_length against past_sequence_length + sequence_length); the ONNX node
+      // stays as it is, an opaque node, instead of failing the model.
+      if (!reads_symbolic_shape(node)) fail(describe(node) + ": " + message);
+      mapped = false;
     }
   }
   if (!mapped) {
@@ -127,6 +132,14 @@ void Importer::import_node(const NodeProto& node) {
     if (name.empty() || values_.contains(name) || other_constants_.contains(name)) continue;
     if (auto value = graph().find_value(name)) values_[name] = *value;
   }
+}
+
+bool Importer::reads_symbolic_shape(const NodeProto& node) const {
+  for (const auto& name : node.input()) {
+    auto it = values_.find(name);
+    if (it != values_.end() && ir::has_symbolic(graph().type(it->second).dims)) return true;
+  }
+  return false;
 }
 
 bool Importer::import_known(const NodeProto& node) {

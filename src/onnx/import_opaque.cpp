@@ -12,6 +12,7 @@
 #include "onnx/node_attributes.h"
 #include "onnx/onnx_importer.h"
 #include "onnx/opaque_capsule.h"
+#include "onnx/symbolic_folding.h"
 #include "support/error.h"
 
 namespace saturate::onnx {
@@ -24,7 +25,7 @@ bool fully_typed(const ::onnx::TypeProto& type) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return false;
   if (type.tensor_type().elem_type() == TensorProto::UNDEFINED) return false;
   for (const auto& dim : type.tensor_type().shape().dim()) {
-    if (!dim.has_dim_value()) return false;
+    if (!dim_from_onnx(dim)) return false;  // a size, or a name Saturate reads as a symbol
   }
   return true;
 }
@@ -106,7 +107,7 @@ void Importer::infer_locally_if_untyped(const NodeProto& node) {
     auto* tensor = info->mutable_type()->mutable_tensor_type();
     tensor->set_elem_type(to_onnx_elem_type(type.dtype));
     auto* shape = tensor->mutable_shape();  // present even for a scalar: rank 0 is known
-    for (int64_t d : type.dims) shape->add_dim()->set_dim_value(d);
+    for (int64_t d : type.dims) set_onnx_dim(d, *shape->add_dim());
   }
   try {
     // No data propagation: nothing upstream to propagate in a one-node model, and ONNX 1.12's

@@ -1,8 +1,11 @@
 #include "onnx/input_shapes.h"
 
+#include <optional>
 #include <set>
 
+#include "ir/symbolic_dim.h"
 #include "onnx/onnx_import.h"
+#include "onnx/symbolic_folding.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -21,6 +24,7 @@ void pin_input_shapes(::onnx::ModelProto& model, const std::map<std::string, ir:
                       const std::string& source) {
   std::set<std::string> initializers = initializer_names(model);
   std::set<std::string> pinned;
+  std::map<std::string, int64_t> bound;  // dim_param -> the size a pin gives it
   for (auto& info : *model.mutable_graph()->mutable_input()) {
     auto it = shapes.find(info.name());
     if (it == shapes.end() || initializers.contains(info.name())) continue;
@@ -42,6 +46,16 @@ void pin_input_shapes(::onnx::ModelProto& model, const std::map<std::string, ir:
         }
       }
     }
+    for (size_t k = 0; k < dims.size() && static_cast<int>(k) < shape->dim_size(); ++k) {
+      const auto& dim = shape->dim(static_cast<int>(k));
+      if (!dim.has_dim_param() || dim.dim_param().empty()) continue;
+      auto [entry, added] = bound.emplace(dim.dim_param(), dims[k]);
+      if (!added && entry->second != dims[k]) {
+        throw Error(source + ": --input-shape gives the dimension " + dim.dim_param() + " both " +
+                    std::to_string(entry->second) + " and " + std::to_string(dims[k]) +
+                    " (equal names are equal sizes)");
+      }
+    }
     shape->clear_dim();
     for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
     pinned.insert(info.name());
@@ -56,39 +70,51 @@ void pin_input_shapes(::onnx::ModelProto& model, const std::map<std::string, ir:
                   ", which is not a graph input (the inputs are: " + names + ")");
     }
   }
+  bind_dim_params(model, bound);
 }
 
-void require_static_inputs(const ::onnx::ModelProto& model, const std::string& source) {
+void bind_dim_params(::onnx::ModelProto& model, const std::map<std::string, int64_t>& sizes) {
+  if (sizes.empty()) return;
+  ir::SymbolBinding binding(sizes.begin(), sizes.end());
+  // A dim the model names after a pinned one is that size wherever it appears (equal names are
+  // equal sizes): exporters state intermediate types with the same names and expressions of
+  // them (batch*sequence), and an unpinned input may share a name with a pinned one.
+  auto bind = [&](::onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return;
+    for (auto& dim : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!dim.has_dim_param() || dim.dim_param().empty()) continue;
+      std::optional<int64_t> value;
+      if (auto it = sizes.find(dim.dim_param()); it != sizes.end()) {
+        value = it->second;
+      } else if (auto parsed = ir::parse_dim(dim.dim_param())) {
+        bool all_bound = true;
+        for (ir::SymbolId id : ir::to_expr(*parsed).symbols()) {
+          all_bound &= binding.contains(ir::symbol_name(id));
+        }
+        if (all_bound) value = ir::to_expr(*parsed).evaluate(binding);
+      }
+      if (value) dim.set_dim_value(*value);
+    }
+  };
+  auto* graph = model.mutable_graph();
+  for (auto& info : *graph->mutable_value_info()) bind(info);
+  for (auto& info : *graph->mutable_output()) bind(info);
+  for (auto& info : *graph->mutable_input()) bind(info);
+}
+
+void name_dynamic_input_dims(::onnx::ModelProto& model) {
   std::set<std::string> initializers = initializer_names(model);
-  std::string dynamic;
-  std::string example;
-  for (const auto& info : model.graph().input()) {
+  for (auto& info : *model.mutable_graph()->mutable_input()) {
     if (initializers.contains(info.name()) || !info.type().has_tensor_type()) continue;
-    const auto& tensor = info.type().tensor_type();
-    if (!tensor.has_shape()) {
-      dynamic += (dynamic.empty() ? "" : ", ") + info.name() + " (rank unknown)";
-      continue;
-    }
-    std::string dims;
-    bool any = false;
-    for (int k = 0; k < tensor.shape().dim_size(); ++k) {
-      const auto& dim = tensor.shape().dim(k);
-      bool known = dim.has_dim_value() && dim.dim_value() > 0;
-      any = any || !known;
-      dims += (k == 0 ? "" : ",") +
-              (known ? std::to_string(dim.dim_value())
-                     : (dim.has_dim_param() && !dim.dim_param().empty() ? dim.dim_param() : "?"));
-    }
-    if (any) {
-      dynamic += (dynamic.empty() ? "" : ", ") + info.name() + "[" + dims + "]";
-      if (example.empty()) example = info.name() + "=" + dims;
+    auto* tensor = info.mutable_type()->mutable_tensor_type();
+    if (!tensor->has_shape()) continue;
+    for (int k = 0; k < tensor->shape().dim_size(); ++k) {
+      auto* dim = tensor->mutable_shape()->mutable_dim(k);
+      if (dim->has_dim_value() || (dim->has_dim_param() && !dim->dim_param().empty())) continue;
+      std::string base = symbol_base(info.name()) + "_dim" + std::to_string(k);
+      dim->set_dim_param(ir::symbol_name(ir::fresh_symbol(base)));
     }
   }
-  if (dynamic.empty()) return;
-  throw Error(source + ": dynamic input dimensions: " + dynamic +
-              "; pin each with --input-shape NAME=D1,D2,... (e.g. --input-shape " +
-              (example.empty() ? "NAME=1,128" : example) +
-              " with numbers for the named dimensions)");
 }
 
 std::pair<std::string, ir::Dims> parse_input_shape(const std::string& text) {

@@ -17,8 +17,12 @@ namespace saturate::onnx {
 void pin_input_shapes(::onnx::ModelProto& model, const std::map<std::string, ir::Dims>& shapes,
                       const std::string& source);
 
-// Throws one saturate::Error that lists every graph input dimension still not a positive
-// number, and names the flag that pins them.
-void require_static_inputs(const ::onnx::ModelProto& model, const std::string& source);
+// Replaces every dim_param of the model's stated types (inputs, outputs, value_info) that
+// `sizes` names, or that is an expression of names it binds, by its size.
+void bind_dim_params(::onnx::ModelProto& model, const std::map<std::string, int64_t>& sizes);
+
+// Gives every graph input dimension that has neither a value nor a name a dim_param of its own
+// (`INPUT_dimK`, made unique), so that folding and import see one symbol for it.
+void name_dynamic_input_dims(::onnx::ModelProto& model);
 
 }  // namespace saturate::onnx

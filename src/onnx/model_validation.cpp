@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "ir/symbolic_dim.h"
 #include "onnx/node_attributes.h"
 #include "onnx/onnx_tensor_data.h"
 #include "support/checked_math.h"
@@ -435,7 +436,11 @@ void validate_node_shapes(const NodeProto& node, const KnownValues& known) {
   const std::string& op = node.op_type();
   auto dims_of = [&](int index) -> std::optional<ir::Dims> {
     if (index >= node.input_size() || node.input(index).empty()) return std::nullopt;
-    return known.dims(node.input(index));
+    // These checks compute on sizes; a symbolic shape is checked by the IR's shape inference,
+    // which decides its conditions for every size.
+    auto dims = known.dims(node.input(index));
+    if (dims && ir::has_symbolic(*dims)) return std::nullopt;
+    return dims;
   };
   auto x = dims_of(0);
   if (is_window_op(op) && x && x->size() >= 2) {

@@ -7,6 +7,7 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "ir/symbolic_dim.h"
 #include "ir/weight_only.h"
 #include "onnx/external_data_writer.h"
 #include "onnx/host_tensor.h"
@@ -21,6 +23,7 @@
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/onnxruntime_schemas.h"
 #include "onnx/protobuf_log.h"
+#include "onnx/symbolic_folding.h"
 #include "runtime/interpreter.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -51,12 +54,23 @@ int64_t ir_version_for(int64_t opset) {
 }  // namespace
 
 void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
-                     const ir::TensorType& type) {
+                     const ir::TensorType& type, const std::map<int64_t, std::string>* dim_names) {
   info.set_name(name);
   auto* tensor = info.mutable_type()->mutable_tensor_type();
   tensor->set_elem_type(to_onnx_elem_type(type.dtype));
   auto* shape = tensor->mutable_shape();
-  for (int64_t d : type.dims) shape->add_dim()->set_dim_value(d);
+  for (int64_t d : type.dims) {
+    auto* dim = shape->add_dim();
+    std::optional<std::string> declared;
+    if (dim_names != nullptr) {
+      if (auto it = dim_names->find(d); it != dim_names->end()) declared = it->second;
+    }
+    if (declared) {
+      dim->set_dim_param(*declared);
+    } else {
+      set_onnx_dim(d, *dim);
+    }
+  }
 }
 
 std::string Exporter::fresh(const std::string& base) {
@@ -113,6 +127,12 @@ void add_attr(NodeProto& node, const std::string& name, const std::string& value
 
 std::string Exporter::ints_initializer(const std::vector<int64_t>& values,
                                        const std::string& base) {
+  // A symbolic dim's handle is no size: a path that would write one must build the value from
+  // Shape instead (shape_tensor); this keeps a missed one from becoming a wrong model.
+  if (ir::has_symbolic(values)) {
+    throw Error("cannot write " + base + " as a constant: it holds the symbolic dimension " +
+                ir::dim_to_string(*std::find_if(values.begin(), values.end(), ir::is_symbolic)));
+  }
   std::string name = fresh(base);
   write_ints(*out_->add_initializer(), name, {static_cast<int64_t>(values.size())}, values);
   return name;
@@ -277,7 +297,7 @@ void Exporter::add_inputs() {
   std::set<std::string> declared;
   auto declare = [&](const std::string& name, const ir::TensorType& type) {
     if (!declared.insert(name).second) return;
-    set_tensor_type(*out_->add_input(), name, type);
+    set_tensor_type(*out_->add_input(), name, type, &source_.dim_names);
   };
   if (source_.from_onnx) {
     // The original interface, even for inputs the optimized graph no longer reads.
@@ -497,7 +517,7 @@ void Exporter::add_outputs() {
     ValueRef v = resolve(output.value);
     const std::string& name = name_of(v);
     if (name != output.name) add_node("Identity", {name}, {output.name});
-    set_tensor_type(*out_->add_output(), output.name, graph_.type(v));
+    set_tensor_type(*out_->add_output(), output.name, graph_.type(v), &source_.dim_names);
   }
 }
 

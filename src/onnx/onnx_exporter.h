@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,8 +27,11 @@ inline constexpr int64_t kDefaultOpset = 17;
 // ONNX Runtime's contrib operators (MultiHeadAttention, ...).
 inline constexpr std::string_view kMicrosoftDomain = "com.microsoft";
 
+// `dim_names`: the source model's names for symbolic dims (OnnxModel::dim_names); others are
+// written as their expressions.
 void set_tensor_type(::onnx::ValueInfoProto& info, const std::string& name,
-                     const ir::TensorType& type);
+                     const ir::TensorType& type,
+                     const std::map<int64_t, std::string>* dim_names = nullptr);
 
 void add_attr(::onnx::NodeProto& node, const std::string& name, int64_t value);
 void add_attr(::onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
@@ -91,6 +95,19 @@ class Exporter {
                               std::vector<std::string> outputs);
   std::string ints_initializer(const std::vector<int64_t>& values, const std::string& base);
   std::string scalar_initializer(double value, const std::string& base);
+  // A Reshape's target for every size the symbols take: the dims themselves when static, 0 and
+  // one -1 where those say it, else a shape computed from the Shape of earlier values that carry
+  // each symbolic dim. Throws saturate::Error when no earlier value carries one.
+  std::string reshape_target(ir::NodeId id, const std::string& base);
+  // An int64 tensor holding `dims` for every size: a constant when static, else a Concat of
+  // constants and Shape slices of values before node `before` that carry each symbolic dim.
+  // Throws saturate::Error naming `what` when no earlier value carries one.
+  std::string shape_tensor(const ir::Dims& dims, ir::NodeId before, const std::string& base,
+                           const std::string& what);
+  // One symbolic dim as a 1-element int64 tensor: a Shape slice of a value that carries it, or
+  // computed from its symbols' (Mul, Add, Sub, Div by its constant denominator).
+  std::string dim_tensor(int64_t dim, ir::NodeId before, const std::string& base,
+                         const std::string& what);
   // The name a node with a fused activation writes before it: its own output without one.
   std::string pre_activation(ir::NodeId id);
   void emit_activation(const std::string& pre, const std::string& out, ir::Activation activation);
@@ -133,6 +150,8 @@ class Exporter {
   std::unordered_map<ir::NodeId, std::vector<runtime::Tensor>> folded_;
   std::unordered_map<ir::NodeId, std::optional<std::pair<std::vector<float>, std::vector<float>>>>
       rotary_caches_;
+  // Symbolic dim -> the earliest written value and axis that carry it (shape_tensor).
+  std::unordered_map<int64_t, std::pair<ir::ValueRef, int64_t>> dim_carriers_;
 };
 
 }  // namespace saturate::onnx

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "ir/symbolic_dim.h"
 #include "onnx/constant_folding.h"
 #include "onnx/external_data.h"
 #include "onnx/host_tensor.h"
@@ -21,6 +22,7 @@
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/opaque_capsule.h"
 #include "onnx/protobuf_log.h"
+#include "onnx/symbolic_folding.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -133,13 +135,15 @@ ir::TensorType Importer::static_type(const std::string& value, const NodeProto* 
   if (!tensor.has_shape()) fail("dynamic shape for value " + value + where + ": " + kDynamicHint);
   ir::TensorType type{*dtype, {}};
   for (const auto& dim : tensor.shape().dim()) {
-    if (!dim.has_dim_value() || dim.dim_value() <= 0) {
-      std::string symbol = dim.has_dim_param() ? " '" + dim.dim_param() + "'" : "";
-      if (dim.has_dim_value() && dim.dim_value() == 0) symbol = " of size 0";
-      fail("dynamic shape for value " + value + where + " (dimension" + symbol +
-           "): " + kDynamicHint);
+    if (dim.has_dim_value() && dim.dim_value() <= 0) {
+      fail("dynamic shape for value " + value + where + " (dimension of size " +
+           std::to_string(dim.dim_value()) + "): " + kDynamicHint);
     }
-    type.dims.push_back(dim.dim_value());
+    // A named dynamic dim is its symbol; one nothing names (a data-dependent size) gets a
+    // fresh symbol of its own, carried, never refused.
+    std::optional<int64_t> known = dim_from_onnx(dim);
+    type.dims.push_back(known ? *known
+                              : ir::symbol_dim(ir::fresh_symbol(symbol_base(value) + "_dim")));
   }
   return type;
 }
@@ -198,6 +202,9 @@ ValueRef Importer::input(const NodeProto& node, int index) const {
 std::optional<std::vector<int64_t>> Importer::constant_ints(const NodeProto& node,
                                                             int index) const {
   if (!has_input(node, index)) return std::nullopt;
+  if (auto it = symbolic_ints_.find(node.input(index)); it != symbolic_ints_.end()) {
+    return it->second;
+  }
   auto it = other_constants_.find(node.input(index));
   if (it == other_constants_.end() || !is_integer_tensor(it->second)) throw NotExpressible{};
   return read_ints(it->second, "constant " + node.input(index));
@@ -323,7 +330,19 @@ OnnxModel import_checked_model(ModelProto model, const std::string& source,
   int64_t opset = default_opset(model, source);
   pin_input_shapes(model, options.input_shapes, source);
   validate_model(model, source);  // before anything runs ONNX's shape inference on it
-  require_static_inputs(model, source);
+  name_dynamic_input_dims(model);
+  // The graph's own names for its dynamic axes, as declared before folding relates any.
+  std::vector<std::string> declared_names;
+  for (const auto* infos : {&model.graph().input(), &model.graph().output()}) {
+    for (const auto& info : *infos) {
+      if (!info.type().has_tensor_type()) continue;
+      for (const auto& dim : info.type().tensor_type().shape().dim()) {
+        if (dim.has_dim_param() && !dim.dim_param().empty()) {
+          declared_names.push_back(dim.dim_param());
+        }
+      }
+    }
+  }
   FoldOptions folding;
   folding.element_limit = options.fold_element_limit;
   FoldReport folded;
@@ -332,9 +351,19 @@ OnnxModel import_checked_model(ModelProto model, const std::string& source,
   } catch (const Error& error) {
     throw Error(source + ": cannot fold constants: " + error.what());
   }
-  OnnxModel result = Importer(model, source, std::move(folded.types)).run();
+  OnnxModel result =
+      Importer(model, source, std::move(folded.types), std::move(folded.symbolic_ints)).run();
   result.folded_nodes = folded.folded_nodes;
   result.folded_by_op = folded.folded_by_op;
+  result.pinned_input_shapes = options.input_shapes;  // pin_input_shapes checked each name
+  result.related_dims = folded.related_dims;
+  for (const std::string& name : declared_names) {
+    ::onnx::TensorShapeProto_Dimension dim;
+    auto related = folded.related_dims.find(name);
+    dim.set_dim_param(related != folded.related_dims.end() ? related->second : name);
+    std::optional<int64_t> value = dim_from_onnx(dim);
+    if (value && ir::is_symbolic(*value)) result.dim_names.emplace(*value, name);
+  }
   return result;
 }
 

@@ -38,9 +38,14 @@ class Importer {
  public:
   // Takes the initializers' data out of `model` as it reads them (no second copy of the weights).
   // `types`: what shape inference gave the model's values (constant folding ran it last).
+  // `symbolic_ints`: int64 values the folder computed as symbolic dims (symbolic_folding.h).
   Importer(::onnx::ModelProto& model, std::string source,
-           std::map<std::string, ::onnx::TypeProto> types)
-      : model_(model), source_(std::move(source)), value_types_(types.begin(), types.end()) {}
+           std::map<std::string, ::onnx::TypeProto> types,
+           std::map<std::string, std::vector<int64_t>> symbolic_ints = {})
+      : model_(model),
+        source_(std::move(source)),
+        value_types_(types.begin(), types.end()),
+        symbolic_ints_(std::move(symbolic_ints)) {}
 
   OnnxModel run();
 
@@ -61,6 +66,8 @@ class Importer {
   void infer_locally_if_untyped(const ::onnx::NodeProto& node);
   void type_from_subgraph_outputs(const ::onnx::NodeProto& node);
   bool import_known(const ::onnx::NodeProto& node);
+  // Whether an input of the node has a symbolic dim.
+  bool reads_symbolic_shape(const ::onnx::NodeProto& node) const;
   void add_outputs();
 
   // One per operator family, asked in turn by import_known: each returns false for an operator
@@ -110,6 +117,7 @@ class Importer {
   std::unordered_map<std::string, ir::ValueRef> values_;
   std::unordered_map<std::string, ::onnx::TensorProto> other_constants_;  // non-float constants
   std::unordered_map<std::string, ::onnx::TypeProto> value_types_;
+  std::map<std::string, std::vector<int64_t>> symbolic_ints_;
   std::set<std::string> onnx_names_;  // every name the ONNX graph defines
   std::set<std::string> used_names_;  // every name a node or the graph output reads
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/tensor_type.h"
 
 namespace saturate::onnx {
 
@@ -38,6 +39,16 @@ struct OnnxModel {
   std::map<std::string, int> folded_by_op;
   // Initializers read from external data files (model.onnx.data).
   int external_tensors = 0;
+  // The dims import pinned (`--input-shape NAME=1,128`), by graph input name: the original
+  // model may still declare those dimensions dynamic, so ONNX Runtime's checks of it and of its
+  // rewrite feed inputs of these shapes (ModelCheckRequest::input_shapes).
+  std::map<std::string, ir::Dims> pinned_input_shapes;
+  // The model's own dim_param for each symbolic dim its inputs and outputs declare (the first
+  // name, inputs first), which export writes again: axes keep their names.
+  std::map<int64_t, std::string> dim_names;
+  // dim_params the model's declared outputs relate to expressions of other dims
+  // (total_sequence_length -> past_sequence_length + sequence_length).
+  std::map<std::string, std::string> related_dims;
 };
 
 }  // namespace saturate::onnx

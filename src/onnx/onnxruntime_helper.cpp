@@ -35,13 +35,18 @@ ModelCheckAnswer OnnxruntimeHelper::check_models(const ModelSource& original,
   ModelReferences models;
   const nlohmann::json original_ref = models.add(original);
   const nlohmann::json optimized_ref = models.add(optimized);
-  const nlohmann::json answer = ask({{"check",
-                                      {{"original", original_ref},
-                                       {"optimized", optimized_ref},
-                                       {"latency_runs", request.latency_runs},
-                                       {"threads", request.threads},
-                                       {"verify", request.verify}}}},
-                                    "the ONNX Runtime check", models.attachments());
+  const nlohmann::json answer =
+      ask({{"check",
+            {{"original", original_ref},
+             {"optimized", optimized_ref},
+             {"latency_runs", request.latency_runs},
+             {"threads", request.threads},
+             {"verify", request.verify},
+             {"input_shapes", request.input_shapes},
+             {"required_input_shapes", request.required_input_shapes
+                                           ? nlohmann::json(*request.required_input_shapes)
+                                           : nlohmann::json(nullptr)}}}},
+          "the ONNX Runtime check", models.attachments());
   ModelCheckAnswer result;
   try {
     read_check_answer(answer, request, result);

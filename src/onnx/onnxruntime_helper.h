@@ -5,6 +5,7 @@
 // and runs the whole-model checks of `optimize` (latency and verification, ort_check.py).
 // ONNX Runtime has no C++ package on Debian, and its Python wheel is what users install, so
 // the Python helper is the interface to it; one process imports numpy and onnxruntime once.
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/tensor_type.h"
 #include "onnx/latency_comparison.h"
 
 namespace saturate {
@@ -20,12 +22,23 @@ class ChildProcess;
 
 namespace saturate::onnx {
 
+// Concrete shapes of a model's inputs (input name -> dims): one assignment of its dynamic
+// dimensions. Inputs not named are fed at the shape the models declare, which must be static.
+using InputShapes = std::map<std::string, ir::Dims>;
+
 // What a check asks for: `latency_runs` interleaved runs of each model (0: no timing) at
-// `threads` intra-op threads, and whether to compare their outputs.
+// `threads` intra-op threads, and whether to compare their outputs. `input_shapes`: the
+// assignments the models are fed at (sent as "input_shapes", a list of {name: dims}): the
+// comparison runs at every one (all must match; its answer lists them as "shapes"), the timing
+// at the first; empty: once, at the models' declared static shapes.
 struct ModelCheckRequest {
   int latency_runs = 0;
   int threads = 1;
   bool verify = false;
+  std::vector<InputShapes> input_shapes;
+  // How many of `input_shapes` must run (the rest are probes that verification leaves out,
+  // and reports, where the original model itself fails); all when unset.
+  std::optional<size_t> required_input_shapes;
 };
 
 // A model the helper runs: its bytes, sent after the request (no file is written), or its path

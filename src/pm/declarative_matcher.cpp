@@ -179,11 +179,11 @@ class DeclarativeMatcher {
     for (const AttrExpr& attr : pattern.attrs) {
       const ir::AttrValue* actual = node.attrs.find(attr.name);
       SubstScope scope(*headed, context.alternate.vars, graph_);
-      ExprValue wanted = evaluate(attr.value, scope, [&] {
+      std::optional<ExprValue> wanted = evaluate_decided(attr.value, scope, [&] {
         return where(context, context.alternate.line) + ", attribute '" + attr.name + "'";
       });
-      if (actual == nullptr ||
-          !attribute_matches(*actual, ir::op_info(node.op).find_attribute(attr.name), wanted)) {
+      if (!wanted || actual == nullptr ||
+          !attribute_matches(*actual, ir::op_info(node.op).find_attribute(attr.name), *wanted)) {
         return {};
       }
     }

@@ -283,11 +283,17 @@ eqsat::ExtraRules compile_egraph_rules(std::shared_ptr<const Module> module,
               }
             }
             TermBuilder builder(*module, rule, match, scope);
-            auto planned = std::make_shared<PlannedRewrite>(
-                PlannedRewrite{r, builder.build(rule.replacement), {}});
-            for (const FurtherReplacement& further : rule.also) {
-              planned->further.emplace_back(match.value(rule.params[further.var]),
-                                            builder.build(further.term));
+            std::shared_ptr<PlannedRewrite> planned;
+            try {
+              planned = std::make_shared<PlannedRewrite>(
+                  PlannedRewrite{r, builder.build(rule.replacement), {}});
+              for (const FurtherReplacement& further : rule.also) {
+                planned->further.emplace_back(match.value(rule.params[further.var]),
+                                              builder.build(further.term));
+              }
+            } catch (const Undecided&) {
+              // An attribute of the replacement depends on symbolic sizes: not for every size.
+              continue;
             }
             rewrite_match.payload = std::move(planned);
             found.push_back(std::move(rewrite_match));

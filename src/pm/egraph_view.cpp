@@ -4,7 +4,9 @@
 #include <tuple>
 #include <variant>
 
+#include "eqsat/dim_facts.h"
 #include "eqsat/tensor_analysis.h"
+#include "ir/symbolic_dim.h"
 
 namespace saturate::pm {
 namespace {
@@ -41,10 +43,14 @@ std::vector<SplitPart> split_parts(const eqsat::TensorEGraph& egraph, egraph::EC
     if (axis < 0) axis += static_cast<int64_t>(dims.size());
     if (axis < 0 || axis >= static_cast<int64_t>(dims.size())) continue;
     bool first = projection.op.op().projection == 0;
-    SplitPart found{egraph.find(split.children[2]), axis, first ? 0 : cut,
-                    first ? cut : dims[static_cast<size_t>(axis)]};
-    if (found.start < 0 || found.end <= found.start || own.info.type.dims.size() != dims.size() ||
-        own.info.type.dims[static_cast<size_t>(axis)] != found.end - found.start) {
+    const int64_t size = dims[static_cast<size_t>(axis)];
+    // Offsets are dims (ir/symbolic_dim.h): a cut may be symbolic (`past`), so the part's range
+    // is checked in dim arithmetic, for every value of the symbols.
+    if (!eqsat::cut_inside(cut, size)) continue;
+    SplitPart found{egraph.find(split.children[2]), axis, first ? 0 : cut, first ? cut : size};
+    if (own.info.type.dims.size() != dims.size() ||
+        own.info.type.dims[static_cast<size_t>(axis)] !=
+            ir::dim_difference(found.end, found.start)) {
       continue;
     }
     parts.push_back(found);
@@ -121,8 +127,8 @@ void EGraphView::add_split_part_slices(egraph::EClassId part, const eqsat::Tenso
       if (!is_split_projection(above) || !egraph_->is_visible(slice.input, above)) continue;
       for (const SplitPart& outer : split_parts(*egraph_, slice.input, above)) {
         if (outer.axis != slice.axis) continue;
-        pending.push_back(
-            {outer.input, slice.axis, outer.start + slice.start, outer.start + slice.end});
+        pending.push_back({outer.input, slice.axis, ir::dim_sum(outer.start, slice.start),
+                           ir::dim_sum(outer.start, slice.end)});
       }
     }
   }

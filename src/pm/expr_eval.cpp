@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/symbolic_dim.h"
 #include "pm/errors.h"
 #include "pm/pattern_text.h"
 #include "support/strings.h"
@@ -32,6 +33,91 @@ int64_t floor_mod(int64_t a, int64_t b) {
   return r;
 }
 
+// Symbolic dimensions (ir/symbolic_dim.h). An int in ir::is_symbolic's range is a
+// symbolic dim's handle, as everywhere in the IR; the evaluator never orders or computes with a
+// handle as a number. It decides each operation on the normal form, for every value of the
+// symbols at or above their lower bounds, and throws Undecided where the answer depends on
+// them (docs/PYPM.md, "Symbolic dimensions").
+
+bool is_symbolic_int(const ExprValue& value) {
+  const auto* i = std::get_if<int64_t>(&value);
+  return i != nullptr && ir::is_symbolic(*i);
+}
+
+[[noreturn]] void undecided(const std::string& what) {
+  throw Undecided(what + " depends on the values of symbolic dimensions");
+}
+
+// A lower bound on an integer-valued expression at every value of its symbols; exact for a
+// constant; nullopt where none is known.
+std::optional<int64_t> least_bound(const ir::DimExpr& expr) {
+  if (auto value = expr.as_constant()) return *value;
+  try {
+    std::optional<int64_t> least = expr.least_value();
+    if (!least) return std::nullopt;
+    // DimExpr::least_value rounds a negative fraction toward zero, one too high where the
+    // expression divides by a constant: one less is still a bound.
+    return expr.denominator() > 1 ? *least - 1 : *least;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+bool at_least(const ir::DimExpr& expr, int64_t bound) {
+  auto least = least_bound(expr);
+  return least && *least >= bound;
+}
+
+// The flipped comparison: a < b is b > a.
+BinaryOp flipped(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Lt:
+      return BinaryOp::Gt;
+    case BinaryOp::Le:
+      return BinaryOp::Ge;
+    case BinaryOp::Gt:
+      return BinaryOp::Lt;
+    case BinaryOp::Ge:
+      return BinaryOp::Le;
+    default:
+      return op;
+  }
+}
+
+// A comparison of two ints, one of them symbolic: decided when b - a's lower bound decides it
+// (or its normal form is 0), nullopt otherwise.
+std::optional<bool> compare_dims(BinaryOp op, const ir::DimExpr& a, const ir::DimExpr& b) {
+  ir::DimExpr up;    // b - a
+  ir::DimExpr down;  // a - b
+  try {
+    up = b - a;
+    down = a - b;
+  } catch (const Error&) {
+    return std::nullopt;  // the difference overflows int64: not decided
+  }
+  auto decide = [](bool proved, bool refuted) -> std::optional<bool> {
+    if (proved) return true;
+    if (refuted) return false;
+    return std::nullopt;
+  };
+  switch (op) {
+    case BinaryOp::Eq:
+      return decide(a == b, at_least(up, 1) || at_least(down, 1));
+    case BinaryOp::Ne:
+      return decide(at_least(up, 1) || at_least(down, 1), a == b);
+    case BinaryOp::Lt:
+      return decide(at_least(up, 1), at_least(down, 0));
+    case BinaryOp::Le:
+      return decide(at_least(up, 0), at_least(down, 1));
+    case BinaryOp::Gt:
+      return decide(at_least(down, 1), at_least(up, 0));
+    case BinaryOp::Ge:
+      return decide(at_least(down, 0), at_least(up, 1));
+    default:
+      return std::nullopt;
+  }
+}
+
 class Evaluator {
  public:
   Evaluator(const ExprScope& scope, ErrorPlace where) : scope_(scope), where_(where) {}
@@ -39,7 +125,7 @@ class Evaluator {
   ExprValue eval(const Expr& expr) const {
     switch (expr.tag) {
       case Expr::Tag::Int:
-        return expr.int_value;
+        return plain_int(expr.int_value, expr);
       case Expr::Tag::Float:
         return expr.float_value;
       case Expr::Tag::Bool:
@@ -47,13 +133,19 @@ class Evaluator {
       case Expr::Tag::String:
         return expr.text;
       case Expr::Tag::Ints:
+        for (int64_t i : expr.ints) plain_int(i, expr);
         return expr.ints;
       case Expr::Tag::Rank:
         return static_cast<int64_t>(type(expr).rank());
       case Expr::Tag::Dim:
         return dim(expr);
       case Expr::Tag::Numel:
-        return type(expr).num_elements();
+        // The product of the dims: `batch*sequence*768` for a symbolic shape.
+        try {
+          return type(expr).element_count_dim();
+        } catch (const Error&) {
+          fail(expr, "integer overflow");
+        }
       case Expr::Tag::DType:
         return std::string(ir::to_string(type(expr).dtype));
       case Expr::Tag::OpName:
@@ -70,10 +162,16 @@ class Evaluator {
       case Expr::Tag::Binary:
         return binary(expr);
       case Expr::Tag::In: {
+        // True when the needle equals one item at every size, false when it differs from each
+        // at every size; undecided otherwise (`batch in (1, 2)`).
         ExprValue needle = eval(expr.operands.at(0));
+        bool maybe = false;
         for (size_t i = 1; i < expr.operands.size(); ++i) {
-          if (loosely_equal(needle, eval(expr.operands[i]))) return true;
+          std::optional<bool> equal = equal_values(needle, eval(expr.operands[i]), expr);
+          if (equal && *equal) return true;
+          if (!equal) maybe = true;
         }
+        if (maybe) undecided("`" + text(expr) + "`");
         return false;
       }
     }
@@ -107,11 +205,95 @@ class Evaluator {
     return scope_.type_of(expr.var);
   }
 
+  // An int that is no symbolic dim's handle: literals and plain arithmetic stay above
+  // ir::kFirstSymbolicDim, so that a handle always names a dim.
+  int64_t plain_int(int64_t value, const Expr& expr) const {
+    if (ir::is_symbolic(value)) fail(expr, "integer out of range");
+    return value;
+  }
+
+  // The expression of an int: a constant, or a symbolic dim's normal form.
+  ir::DimExpr dim_expr(int64_t value, const Expr& expr) const {
+    if (!ir::is_symbolic(value)) return ir::DimExpr::constant(value);
+    try {
+      return ir::to_expr(value);
+    } catch (const Error&) {
+      fail(expr, "unknown symbolic dimension " + std::to_string(value));
+    }
+  }
+
+  // An expression's int: a constant as itself, any other as its interned handle.
+  int64_t int_of(const ir::DimExpr& value, const Expr& expr) const {
+    if (auto constant = value.as_constant()) return plain_int(*constant, expr);
+    // A quotient that is no integer polynomial is not an int at every size.
+    if (value.denominator() != 1) undecided("`" + text(expr) + "`");
+    try {
+      return ir::to_dim(value);
+    } catch (const Error& error) {
+      fail(expr, error.what());
+    }
+  }
+
+  // ==, <, ... between two numbers, one of them a symbolic dim (the other an int or a float).
+  std::optional<bool> compare_symbolic(BinaryOp op, const ExprValue& lhs, const ExprValue& rhs,
+                                       const Expr& expr) const {
+    if (!is_symbolic_int(lhs)) return compare_symbolic(flipped(op), rhs, lhs, expr);
+    ir::DimExpr a = dim_expr(std::get<int64_t>(lhs), expr);
+    if (const auto* i = std::get_if<int64_t>(&rhs)) return compare_dims(op, a, dim_expr(*i, expr));
+    double x = std::get<double>(rhs);
+    if (std::isnan(x)) return op == BinaryOp::Ne;  // as for numbers: only != holds
+    // Beyond +-2^62 a float is no bound a dim comparison can use.
+    constexpr double kRange = 4611686018427387904.0;
+    if (!(std::fabs(x) < kRange)) return std::nullopt;
+    if (x == std::floor(x)) {
+      return compare_dims(op, a, ir::DimExpr::constant(static_cast<int64_t>(x)));
+    }
+    // A dim is an integer: it never equals a fraction, and d < 2.5 is d <= 2.
+    switch (op) {
+      case BinaryOp::Eq:
+        return false;
+      case BinaryOp::Ne:
+        return true;
+      case BinaryOp::Lt:
+      case BinaryOp::Le:
+        return compare_dims(BinaryOp::Le, a,
+                            ir::DimExpr::constant(static_cast<int64_t>(std::floor(x))));
+      default:
+        return compare_dims(BinaryOp::Ge, a,
+                            ir::DimExpr::constant(static_cast<int64_t>(std::ceil(x))));
+    }
+  }
+
+  // Equality that may be undecided (nullopt): numbers (symbolic dims on their normal form),
+  // lists item by item; values of different kinds are unequal.
+  std::optional<bool> equal_values(const ExprValue& lhs, const ExprValue& rhs,
+                                   const Expr& expr) const {
+    if (is_number(lhs) && is_number(rhs)) {
+      if (is_symbolic_int(lhs) || is_symbolic_int(rhs)) {
+        return compare_symbolic(BinaryOp::Eq, lhs, rhs, expr);
+      }
+      return loosely_equal(lhs, rhs);
+    }
+    const auto* a = std::get_if<std::vector<int64_t>>(&lhs);
+    const auto* b = std::get_if<std::vector<int64_t>>(&rhs);
+    if (a == nullptr || b == nullptr) return lhs == rhs;
+    if (a->size() != b->size()) return false;
+    std::optional<bool> all = true;
+    for (size_t k = 0; k < a->size(); ++k) {
+      if ((*a)[k] == (*b)[k]) continue;
+      std::optional<bool> item = equal_values((*a)[k], (*b)[k], expr);
+      if (item && !*item) return false;
+      if (!item) all = std::nullopt;
+    }
+    return all;
+  }
+
   ExprValue dim(const Expr& expr) const {
     const ir::TensorType& t = type(expr);
     ExprValue index_value = eval(expr.operands.at(0));
     const auto* index = std::get_if<int64_t>(&index_value);
     if (index == nullptr) fail(expr, "a shape index must be an int, got " + kind_name(index_value));
+    if (ir::is_symbolic(*index)) undecided("the shape index in `" + text(expr) + "`");
     int64_t i = *index < 0 ? *index + t.rank() : *index;
     if (i < 0 || i >= t.rank()) {
       fail(expr, "index " + std::to_string(*index) + " is out of range for shape " +
@@ -134,8 +316,17 @@ class Evaluator {
 
   ExprValue negate(const ExprValue& value, const Expr& expr) const {
     if (const auto* i = std::get_if<int64_t>(&value)) {
-      if (*i == std::numeric_limits<int64_t>::min()) fail(expr, "integer overflow");
-      return -*i;
+      if (ir::is_symbolic(*i)) {
+        ir::DimExpr operand = dim_expr(*i, expr);
+        ir::DimExpr negated;
+        try {
+          negated = ir::DimExpr::constant(-1) * operand;
+        } catch (const Error&) {
+          fail(expr, "integer overflow");
+        }
+        return int_of(negated, expr);
+      }
+      return plain_int(-*i, expr);
     }
     if (const auto* d = std::get_if<double>(&value)) return -*d;
     fail(expr, "cannot negate a " + kind_name(value));
@@ -145,11 +336,22 @@ class Evaluator {
     const Expr& lhs_expr = expr.operands.at(0);
     const Expr& rhs_expr = expr.operands.at(1);
     // `and` and `or` short-circuit, so that `x.shape.rank >= 2 and x.shape[-2] == 4` is safe.
-    if (expr.op == BinaryOp::And) {
-      return as_bool(eval(lhs_expr), expr) && as_bool(eval(rhs_expr), expr);
-    }
-    if (expr.op == BinaryOp::Or) {
-      return as_bool(eval(lhs_expr), expr) || as_bool(eval(rhs_expr), expr);
+    // Over undecided operands they are Kleene's: `undecided or True` is True, `undecided and
+    // False` is False, and otherwise undecided.
+    if (expr.op == BinaryOp::And || expr.op == BinaryOp::Or) {
+      const bool is_and = expr.op == BinaryOp::And;
+      std::optional<bool> lhs = decided(lhs_expr, expr);
+      if (lhs && *lhs != is_and) return *lhs;  // False and ..., True or ...
+      if (lhs) return as_bool(eval(rhs_expr), expr);
+      // The left side holds at some sizes only: the right side alone may decide.
+      std::optional<bool> rhs;
+      try {
+        rhs = decided(rhs_expr, expr);
+      } catch (const PatternError&) {
+        rhs = std::nullopt;  // an error at the sizes where the left side holds: not decided
+      }
+      if (rhs && *rhs != is_and) return *rhs;
+      undecided("`" + text(expr) + "`");
     }
     ExprValue lhs = eval(lhs_expr);
     ExprValue rhs = eval(rhs_expr);
@@ -157,7 +359,7 @@ class Evaluator {
       case BinaryOp::Eq:
         return equal(lhs, rhs, expr);
       case BinaryOp::Ne:
-        return !equal(lhs, rhs, expr);
+        return !equal(lhs, rhs, expr);  // undecided equality stays undecided (throws)
       case BinaryOp::Lt:
       case BinaryOp::Le:
       case BinaryOp::Gt:
@@ -169,17 +371,55 @@ class Evaluator {
   }
 
   bool equal(const ExprValue& lhs, const ExprValue& rhs, const Expr& expr) const {
-    if (is_number(lhs) && is_number(rhs)) return loosely_equal(lhs, rhs);
-    if (lhs.index() != rhs.index()) {
+    if (!(is_number(lhs) && is_number(rhs)) && lhs.index() != rhs.index()) {
       fail(expr, "cannot compare " + kind_name(lhs) + " " + to_string(lhs) + " with " +
                      kind_name(rhs) + " " + to_string(rhs));
     }
-    return lhs == rhs;
+    std::optional<bool> result = equal_values(lhs, rhs, expr);
+    if (!result) undecided("`" + text(expr) + "`");
+    return *result;
+  }
+
+  // A bool operand, nullopt where it is undecided.
+  std::optional<bool> decided(const Expr& operand, const Expr& expr) const {
+    try {
+      return as_bool(eval(operand), expr);
+    } catch (const Undecided&) {
+      return std::nullopt;
+    }
+  }
+
+  // Lexicographic order of int lists whose items may be symbolic: -1, 0, 1, or nullopt where
+  // the order depends on the sizes.
+  std::optional<int> list_order(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                const Expr& expr) const {
+    for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
+      if (a[k] == b[k]) continue;
+      if (!ir::is_symbolic(a[k]) && !ir::is_symbolic(b[k])) return a[k] < b[k] ? -1 : 1;
+      ir::DimExpr x = dim_expr(a[k], expr);
+      ir::DimExpr y = dim_expr(b[k], expr);
+      std::optional<bool> less = compare_dims(BinaryOp::Lt, x, y);
+      std::optional<bool> greater = compare_dims(BinaryOp::Gt, x, y);
+      if (less && *less) return -1;
+      if (greater && *greater) return 1;
+      return std::nullopt;  // equal at some sizes, or ordered differently at others
+    }
+    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
   }
 
   bool order(BinaryOp op, const ExprValue& lhs, const ExprValue& rhs, const Expr& expr) const {
     int sign = 0;  // <0, 0, >0 like a three-way comparison
-    if (is_number(lhs) && is_number(rhs)) {
+    if (is_number(lhs) && is_number(rhs) && (is_symbolic_int(lhs) || is_symbolic_int(rhs))) {
+      std::optional<bool> result = compare_symbolic(op, lhs, rhs, expr);
+      if (!result) undecided("`" + text(expr) + "`");
+      return *result;
+    }
+    if (const auto* list = std::get_if<std::vector<int64_t>>(&lhs);
+        list != nullptr && std::holds_alternative<std::vector<int64_t>>(rhs)) {
+      std::optional<int> order = list_order(*list, std::get<std::vector<int64_t>>(rhs), expr);
+      if (!order) undecided("`" + text(expr) + "`");
+      sign = *order;
+    } else if (is_number(lhs) && is_number(rhs)) {
       if (std::holds_alternative<int64_t>(lhs) && std::holds_alternative<int64_t>(rhs)) {
         int64_t a = std::get<int64_t>(lhs);
         int64_t b = std::get<int64_t>(rhs);
@@ -190,8 +430,7 @@ class Evaluator {
         if (std::isnan(a) || std::isnan(b)) return false;
         sign = a < b ? -1 : (a > b ? 1 : 0);
       }
-    } else if (lhs.index() == rhs.index() && (std::holds_alternative<std::string>(lhs) ||
-                                              std::holds_alternative<std::vector<int64_t>>(lhs))) {
+    } else if (lhs.index() == rhs.index() && std::holds_alternative<std::string>(lhs)) {
       sign = lhs < rhs ? -1 : (rhs < lhs ? 1 : 0);
     } else {
       fail(expr, "cannot order " + kind_name(lhs) + " and " + kind_name(rhs));
@@ -223,6 +462,8 @@ class Evaluator {
       fail(expr,
            "cannot apply '" + to_string(op) + "' to " + kind_name(lhs) + " and " + kind_name(rhs));
     }
+    if (is_symbolic_int(lhs) || is_symbolic_int(rhs))
+      return symbolic_arithmetic(op, lhs, rhs, expr);
     if (std::holds_alternative<int64_t>(lhs) && std::holds_alternative<int64_t>(rhs) &&
         op != BinaryOp::Div) {
       return integer_arithmetic(op, std::get<int64_t>(lhs), std::get<int64_t>(rhs), expr);
@@ -253,18 +494,93 @@ class Evaluator {
     }
   }
 
+  // Arithmetic with a symbolic dim: + - * build the normal form of the result; / and // give
+  // the exact quotient where the divisor divides the dividend as polynomials; % by a constant
+  // is decided on the coefficients. Anything else (a float operand, an inexact quotient)
+  // depends on the sizes.
+  ExprValue symbolic_arithmetic(BinaryOp op, const ExprValue& lhs, const ExprValue& rhs,
+                                const Expr& expr) const {
+    if (!std::holds_alternative<int64_t>(lhs) || !std::holds_alternative<int64_t>(rhs)) {
+      undecided("`" + text(expr) + "` (a symbolic dimension with a float)");
+    }
+    ir::DimExpr a = dim_expr(std::get<int64_t>(lhs), expr);
+    ir::DimExpr b = dim_expr(std::get<int64_t>(rhs), expr);
+    std::optional<ir::DimExpr> result;
+    try {
+      switch (op) {
+        case BinaryOp::Add:
+          result = a + b;
+          break;
+        case BinaryOp::Sub:
+          result = a - b;
+          break;
+        case BinaryOp::Mul:
+          result = a * b;
+          break;
+        case BinaryOp::Div:
+        case BinaryOp::FloorDiv:
+          if (b == ir::DimExpr()) fail(expr, "division by zero");
+          result = exact_quotient(a, b);
+          break;
+        case BinaryOp::Mod:
+          if (b == ir::DimExpr()) fail(expr, "division by zero");
+          result = modulo(a, b);
+          break;
+        default:
+          fail(expr, "unknown arithmetic operator");
+      }
+    } catch (const PatternError&) {
+      throw;
+    } catch (const Error&) {
+      fail(expr, "integer overflow");
+    }
+    if (!result) undecided("`" + text(expr) + "`");
+    return int_of(*result, expr);
+  }
+
+  // a / b where it is an integer polynomial and b is never 0; nullopt otherwise.
+  static std::optional<ir::DimExpr> exact_quotient(const ir::DimExpr& a, const ir::DimExpr& b) {
+    if (!b.is_constant() && !at_least(b, 1)) return std::nullopt;
+    std::optional<ir::DimExpr> quotient = a.divided_by(b);
+    if (!quotient || quotient->denominator() != 1) return std::nullopt;
+    return quotient;
+  }
+
+  // Python's a % b where it is the same at every value of the symbols: b a constant that
+  // divides every coefficient of a but the constant term's (a % b is then the constant term's),
+  // or b dividing a exactly (0).
+  static std::optional<ir::DimExpr> modulo(const ir::DimExpr& a, const ir::DimExpr& b) {
+    auto divisor = b.as_constant();
+    if (!divisor) {
+      if (exact_quotient(a, b)) return ir::DimExpr();
+      return std::nullopt;
+    }
+    if (a.denominator() != 1 || *divisor == std::numeric_limits<int64_t>::min()) {
+      return std::nullopt;
+    }
+    ir::SymbolBinding zeros;
+    for (ir::SymbolId id : a.symbols()) zeros[ir::symbol_name(id)] = 0;
+    std::optional<int64_t> constant_term = a.evaluate(zeros);
+    if (!constant_term) return std::nullopt;
+    int64_t magnitude = *divisor < 0 ? -*divisor : *divisor;
+    if (!(a - ir::DimExpr::constant(*constant_term)).provably_divisible_by(magnitude)) {
+      return std::nullopt;
+    }
+    return ir::DimExpr::constant(floor_mod(*constant_term, *divisor));
+  }
+
   ExprValue integer_arithmetic(BinaryOp op, int64_t a, int64_t b, const Expr& expr) const {
     int64_t result = 0;
     switch (op) {
       case BinaryOp::Add:
         if (__builtin_add_overflow(a, b, &result)) fail(expr, "integer overflow");
-        return result;
+        return plain_int(result, expr);
       case BinaryOp::Sub:
         if (__builtin_sub_overflow(a, b, &result)) fail(expr, "integer overflow");
-        return result;
+        return plain_int(result, expr);
       case BinaryOp::Mul:
         if (__builtin_mul_overflow(a, b, &result)) fail(expr, "integer overflow");
-        return result;
+        return plain_int(result, expr);
       case BinaryOp::FloorDiv:
       case BinaryOp::Mod:
         if (b == 0) fail(expr, "division by zero");
@@ -272,7 +588,7 @@ class Evaluator {
           if (op == BinaryOp::Mod) return int64_t{0};
           fail(expr, "integer overflow");
         }
-        return op == BinaryOp::FloorDiv ? floor_div(a, b) : floor_mod(a, b);
+        return plain_int(op == BinaryOp::FloorDiv ? floor_div(a, b) : floor_mod(a, b), expr);
       default:
         fail(expr, "unknown arithmetic operator");
     }
@@ -313,20 +629,39 @@ std::string kind_name(const ExprValue& value) {
 }
 
 std::string to_string(const ExprValue& value) {
-  if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);
+  // A symbolic dim as its expression: batch, past_sequence_length+sequence.
+  if (const auto* i = std::get_if<int64_t>(&value)) return ir::dim_text(*i);
   if (const auto* d = std::get_if<double>(&value)) return format_double(*d);
   if (const auto* b = std::get_if<bool>(&value)) return *b ? "True" : "False";
   if (const auto* s = std::get_if<std::string>(&value)) return "\"" + *s + "\"";
-  return "[" + join_ints(std::get<std::vector<int64_t>>(value)) + "]";
+  std::string text;
+  for (int64_t i : std::get<std::vector<int64_t>>(value)) {
+    text += (text.empty() ? "" : ", ") + ir::dim_text(i);
+  }
+  return "[" + text + "]";
 }
 
 ExprValue evaluate(const Expr& expr, const ExprScope& scope, ErrorPlace where) {
   return Evaluator(scope, where).eval(expr);
 }
 
+std::optional<ExprValue> evaluate_decided(const Expr& expr, const ExprScope& scope,
+                                          ErrorPlace where) {
+  try {
+    return Evaluator(scope, where).eval(expr);
+  } catch (const Undecided&) {
+    return std::nullopt;
+  }
+}
+
 bool evaluate_guard(const Expr& expr, const ExprScope& scope, ErrorPlace where) {
   Evaluator evaluator(scope, where);
-  ExprValue value = evaluator.eval(expr);
+  ExprValue value;
+  try {
+    value = evaluator.eval(expr);
+  } catch (const Undecided&) {
+    return false;  // not true at every size: the guard fails
+  }
   if (const auto* b = std::get_if<bool>(&value)) return *b;
   evaluator.fail(expr,
                  "a guard must be a bool, this is " + kind_name(value) + " " + to_string(value));

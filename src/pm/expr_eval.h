@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -42,10 +43,28 @@ class ExprScope {
 // Builds the "where" prefix of an error message, only when there is an error.
 using ErrorPlace = FunctionRef<std::string()>;
 
+// Symbolic dimensions (ir/symbolic_dim.h) are ints in [ir::kLastSymbolicDim,
+// ir::kFirstSymbolicDim], as in the IR: `x.shape[0]` may be the handle of `batch`. The evaluator
+// decides what it can for every value of the symbols, on the normal form (docs/PYPM.md, "Symbolic
+// dimensions"): + - * build a dim, / and // give the exact quotient, % by a constant and
+// comparisons are decided where the normal form decides them. Where the result depends on the sizes
+// (`sequence % 2`, `batch > 64`) evaluation throws Undecided: not an error in the patterns, so no
+// PatternError.
+class Undecided : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Throws PatternError (prefixed by `where()`) on a type error, an unbound variable, a missing
-// attribute, an index out of range, division by zero or integer overflow.
+// attribute, an index out of range, division by zero or integer overflow; Undecided where the
+// value depends on the values of symbolic dimensions.
 ExprValue evaluate(const Expr& expr, const ExprScope& scope, ErrorPlace where);
-// A guard must evaluate to a bool.
+// evaluate(), with nullopt where the value is undecided: an attribute constraint then does not
+// match, a replacement is not built.
+std::optional<ExprValue> evaluate_decided(const Expr& expr, const ExprScope& scope,
+                                          ErrorPlace where);
+// A guard must evaluate to a bool. An undecided guard is false: a guard holds only when it
+// holds for every value of the symbols.
 bool evaluate_guard(const Expr& expr, const ExprScope& scope, ErrorPlace where);
 
 // An attribute as an expression sees it: enumerations (activation, padding) as their names.

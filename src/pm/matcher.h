@@ -511,9 +511,12 @@ class Matcher {
     for (const AttrExpr& attr : pattern.attrs) {
       const ir::AttrValue* actual = attrs.find(attr.name);
       FrameScope scope(*this, frame);
-      ExprValue wanted = evaluate(attr.value, scope, [&] {
+      // A value that depends on symbolic sizes matches nothing.
+      std::optional<ExprValue> decided = evaluate_decided(attr.value, scope, [&] {
         return where(frame, alternate(frame).line) + ", attribute '" + attr.name + "'";
       });
+      if (!decided) return false;
+      const ExprValue& wanted = *decided;
       const ir::AttrSpec* spec = info.find_attribute(attr.name);
       if (actual == nullptr || !attribute_matches(*actual, spec, wanted)) {
         if (trace_ != nullptr) trace_attribute_mismatch(attr, actual, spec, wanted, value);

@@ -96,7 +96,7 @@ class Rewriter {
       matcher_.match_all(definition, value, [&](const Match& match) {
         for (uint32_t r : rules_by_definition_[definition]) {
           ++statistics_[r].matches;
-          if (!guards_hold(r, match)) continue;
+          if (!guards_hold(r, match) || !attributes_decided(r, match)) continue;
           if (is_identity(r, match, module_.rules[r].replacement, value)) {
             ++statistics_[r].identity_skips;
             continue;
@@ -128,6 +128,25 @@ class Rewriter {
     GraphRuleScope scope(graph_, rule_vars_[r], rule, match);
     for (const Expr& guard : rule.guards) {
       if (!evaluate_guard(guard, scope, [&] { return where(r); })) return false;
+    }
+    return true;
+  }
+
+  // Whether every attribute the replacements compute is the same at every value of the
+  // symbols (an attribute such as `x.shape[-1] // 2` on a symbolic dim may not be): a rule whose
+  // replacement cannot be built for every size does not fire.
+  bool attributes_decided(uint32_t r, const Match& match) const {
+    const Rule& rule = module_.rules[r];
+    GraphRuleScope scope(graph_, rule_vars_[r], rule, match);
+    std::vector<const Term*> stack{&rule.replacement};
+    for (const FurtherReplacement& further : rule.also) stack.push_back(&further.term);
+    while (!stack.empty()) {
+      const Term* term = stack.back();
+      stack.pop_back();
+      for (const AttrExpr& attr : term->attrs) {
+        if (!evaluate_decided(attr.value, scope, [&] { return where(r); })) return false;
+      }
+      for (const Term& arg : term->args) stack.push_back(&arg);
     }
     return true;
   }

@@ -3,9 +3,13 @@
 #include "runtime/interpreter.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 
 #include "ir/op_registry.h"
+#include "ir/symbolic_dim.h"
 #include "runtime/index_math.h"
 #include "runtime/kernels.h"
 #include "support/error.h"
@@ -17,6 +21,44 @@ using ir::OpKind;
 
 std::string describe(const ir::Node& node) {
   return "node '" + node.name() + "' (" + std::string(ir::to_string(node.op)) + ")";
+}
+
+// The first integer attribute of a node holding a symbolic dim (a reshape's target shape).
+const std::string* symbolic_attribute(const ir::Node& node) {
+  for (const auto& [name, value] : node.attrs.entries()) {
+    if (const auto* number = std::get_if<int64_t>(&value); number && ir::is_symbolic(*number)) {
+      return &name;
+    }
+    if (const auto* numbers = std::get_if<std::vector<int64_t>>(&value);
+        numbers && ir::has_symbolic(*numbers)) {
+      return &name;
+    }
+  }
+  return nullptr;
+}
+
+// Why a node cannot run at all: a symbolic output shape or attribute; nullopt when it can.
+std::optional<std::string> symbolic_problem(const ir::Node& node) {
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    if (ir::has_symbolic(node.outputs[k].dims)) {
+      const std::string& name =
+          k < node.output_names.size() ? node.output_names[k] : node.output_names.front();
+      return "value '" + name + "' (" + std::string(ir::to_string(node.op)) +
+             ") has the symbolic shape " + ir::to_string(node.outputs[k]);
+    }
+  }
+  if (const std::string* attribute = symbolic_attribute(node)) {
+    return describe(node) + " has a symbolic attribute " + *attribute;
+  }
+  return std::nullopt;
+}
+
+// `what` names the graph ("graph 'g'"), or is empty for one node (the problem names it).
+[[noreturn]] void refuse_symbolic(std::string_view runner, const std::string& what,
+                                  const std::string& problem) {
+  throw Error(std::string(runner) + (what.empty() ? "" : " cannot run " + what) + ": " + problem +
+              "; it runs sizes only, so bind the symbols to sizes first (a shape profile, e.g. "
+              "batch=1,sequence=128)");
 }
 
 void round_to_float(Tensor& t) {
@@ -212,11 +254,22 @@ const Tensor& checked_feed(const ir::Node& node, const TensorMap& feeds) {
 
 }  // namespace
 
+void require_static_graph(const ir::Graph& graph, std::string_view runner) {
+  for (const ir::Node& node : graph.nodes()) {
+    if (auto problem = symbolic_problem(node)) {
+      refuse_symbolic(runner, "graph '" + graph.name() + "'", *problem);
+    }
+  }
+}
+
 std::vector<Tensor> Interpreter::evaluate(const ir::Node& node,
                                           const std::vector<const Tensor*>& inputs) const {
   if (node.outputs.empty() || node.output_names.empty()) {
     throw Error("interpreter: a node of operator " + std::string(ir::to_string(node.op)) +
                 " has no inferred outputs");
+  }
+  if (auto problem = symbolic_problem(node)) {
+    refuse_symbolic("the reference interpreter", "", *problem);
   }
   check_inputs(node, inputs);
   std::vector<Tensor> outputs = compute(node, inputs);
@@ -228,6 +281,7 @@ std::vector<Tensor> Interpreter::evaluate(const ir::Node& node,
 
 std::vector<std::vector<Tensor>> Interpreter::run_all(const ir::Graph& graph,
                                                       const TensorMap& feeds) const {
+  require_static_graph(graph, "the reference interpreter");
   std::vector<std::vector<Tensor>> values(graph.num_nodes());
   for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
     const ir::Node& node = graph.node(id);
@@ -248,6 +302,7 @@ std::vector<std::vector<Tensor>> Interpreter::run_all(const ir::Graph& graph,
 TensorMap Interpreter::run(const ir::Graph& graph, const TensorMap& feeds) const {
   // Like run_all, but each value is dropped after its last use so that large models fit in
   // memory, and nodes no output depends on are skipped (their feeds are still checked).
+  require_static_graph(graph, "the reference interpreter");
   const size_t count = graph.num_nodes();
   std::vector<bool> needed(count, false);
   std::vector<ir::NodeId> last_use(count, 0);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "ir/graph.h"
@@ -20,9 +21,17 @@ struct InterpreterOptions {
   std::function<void(size_t, size_t)> on_progress;
 };
 
+// Throws saturate::Error naming the first value of `graph` whose shape holds a symbolic
+// dimension (ir/symbolic_dim.h), or the first node with a symbolic integer attribute: `runner`
+// ("the reference interpreter", "the oneDNN executor") runs sizes only, so a graph with symbols
+// must be bound to concrete sizes first. Run, run_all and the oneDNN executor call it before
+// allocating anything.
+void require_static_graph(const ir::Graph& graph, std::string_view runner);
+
 // Deterministic random values (seeded) for every input, weight and constant of the graph not
 // already in `given`: inputs uniform in [-1, 1]; weights scaled by 1/sqrt(fan-in) so that deep
-// models stay in range; batchnorm variances positive. Constants take their attribute value.
+// models stay in range; batchnorm variances positive. Constants take their attribute value. A
+// leaf to fill whose shape is symbolic is a saturate::Error naming it (bind the graph first).
 TensorMap random_feeds(const ir::Graph& graph, uint64_t seed, const TensorMap& given = {});
 
 // The reference interpreter: simple loops, exact semantics, no tricks. It exists to check rules

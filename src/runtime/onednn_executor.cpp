@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "ir/op_registry.h"
+#include "ir/symbolic_dim.h"
 #include "ir/weight_only.h"
 #include "runtime/interpreter.h"
 #include "support/error.h"
@@ -185,7 +186,10 @@ std::string onednn_version() {
 bool OnednnExecutor::runs_natively(ir::OpKind op, const ir::Attributes& attrs,
                                    const std::vector<ir::TensorType>& inputs,
                                    const std::vector<ir::TensorType>& outputs) {
-  const auto f32 = [](const ir::TensorType& t) { return t.dtype == ir::DType::F32; };
+  // Symbolic dims (ir/symbolic_dim.h) are handles, not sizes: nothing runs them.
+  const auto f32 = [](const ir::TensorType& t) {
+    return t.dtype == ir::DType::F32 && !ir::has_symbolic(t.dims);
+  };
   if (!std::all_of(inputs.begin(), inputs.end(), f32) ||
       !std::all_of(outputs.begin(), outputs.end(), f32) || outputs.empty()) {
     return false;
@@ -681,6 +685,8 @@ void evaluate_with_reference(const ir::Node& node, const std::vector<Buffer>& in
 OnednnExecutor::OnednnExecutor(const ir::Graph& graph, const TensorMap& weights,
                                OnednnOptions options)
     : plan_(std::make_unique<Plan>()) {
+  // Buffers are allocated from the dims: a symbolic one is a handle, not a size.
+  require_static_graph(graph, "the oneDNN executor");
   Plan& plan = *plan_;
   plan.threads = options.threads;
   plan.use_threads();

@@ -3,10 +3,13 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <string>
 
 #include "ir/op_registry.h"
+#include "ir/symbolic_dim.h"
 #include "runtime/index_math.h"
 #include "runtime/interpreter.h"
+#include "support/error.h"
 
 namespace saturate::runtime {
 namespace {
@@ -54,6 +57,12 @@ TensorMap random_feeds(const ir::Graph& graph, uint64_t seed, const TensorMap& g
     const ir::Node& node = graph.node(id);
     if (!ir::op_info(node.op).is_leaf() || feeds.contains(node.name())) continue;
     const ir::TensorType& type = node.outputs.front();
+    if (ir::has_symbolic(type.dims)) {
+      throw Error("random_feeds: " + std::string(ir::to_string(node.op)) + " '" + node.name() +
+                  "' has the symbolic shape " + ir::to_string(type.dims) +
+                  "; bind the symbols to sizes first (a shape profile, e.g. "
+                  "batch=1,sequence=128)");
+    }
     Tensor value(type.dims);
     if (node.op == ir::OpKind::Constant) {
       std::fill(value.data.begin(), value.data.end(), node.attrs.get_float("value"));

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "ir/symbolic_dim.h"
 #include "support/error.h"
 
 namespace saturate::runtime {
@@ -13,6 +14,11 @@ namespace {
 int64_t element_count(const ir::Dims& dims) {
   int64_t count = 1;
   for (int64_t d : dims) {
+    // A symbolic dim (ir/symbolic_dim.h) is a negative handle, never a size to allocate.
+    if (ir::is_symbolic(d)) {
+      throw Error("a tensor cannot have the symbolic shape " + ir::to_string(dims) +
+                  ": bind the symbols to sizes first");
+    }
     if (d < 0) throw Error("tensor dimensions must not be negative, got " + ir::to_string(dims));
     count *= d;
   }

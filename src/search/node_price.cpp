@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "eqsat/tensor_info.h"
 #include "ir/op_registry.h"
 
 namespace saturate::search {
@@ -22,8 +23,7 @@ double node_price(const eqsat::TensorEGraph& egraph, const eqsat::TensorNode& no
     // The graph's split says where it cuts by the sizes of its parts.
     int64_t axis = parts.attrs.get_int("axis");
     int64_t cut = parts.attrs.get_int("cut");
-    int64_t size = inputs.at(0).dims.at(static_cast<size_t>(axis));
-    attrs = ir::Attributes{{"axis", axis}, {"sizes", std::vector<int64_t>{cut, size - cut}}};
+    attrs = ir::Attributes{{"axis", axis}, {"sizes", eqsat::split_sizes(inputs.at(0), axis, cut)}};
   }
   attrs = ir::complete_attributes(ir::op_info(*op.ir_op), attrs);
   std::vector<ir::TensorType> outputs = ir::infer_types(*op.ir_op, inputs, attrs);

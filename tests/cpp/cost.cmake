@@ -1,5 +1,6 @@
 saturate_test(cost_test saturate_cost)
 saturate_test(cost_measured_test saturate_cost)
+saturate_test(cost_profiles_test saturate_cost)
 saturate_test(cost_onednn_test saturate_cost_onednn)
 if(TARGET saturate_cost_cuda)
   saturate_test(cost_cuda_test saturate_cost_cuda)

@@ -1,1 +1,2 @@
 saturate_test(driver_session_fusion_guard_test saturate_driver GTest::gmock)
+saturate_test(driver_shape_profiles_test saturate_driver)

@@ -25,6 +25,23 @@ class ModelBuilder {
     set_type(*model_.mutable_graph()->add_input(), name, elem_type, dims, symbol);
     return *this;
   }
+  // Each dim a number ("16") or a dim_param name ("batch").
+  ModelBuilder& dynamic_input(const std::string& name, int32_t elem_type,
+                              const std::vector<std::string>& dims) {
+    auto* info = model_.mutable_graph()->add_input();
+    info->set_name(name);
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(elem_type);
+    auto* shape = tensor->mutable_shape();
+    for (const auto& d : dims) {
+      if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) {
+        shape->add_dim()->set_dim_value(std::stoll(d));
+      } else {
+        shape->add_dim()->set_dim_param(d);
+      }
+    }
+    return *this;
+  }
   ModelBuilder& output(const std::string& name, int32_t elem_type) {
     auto* info = model_.mutable_graph()->add_output();
     info->set_name(name);

@@ -112,6 +112,10 @@ Reason operator_reason(const OpConfig& config) {
 }  // namespace
 
 std::optional<std::string> cudnn_unsupported_reason(const OpConfig& config) {
+  // Symbolic dims are handles, not sizes: nothing below may read them.
+  if (has_symbolic_shape(config)) {
+    return std::string("the configuration has symbolic dimensions (bind the symbols first)");
+  }
   for (const auto* types : {&config.inputs, &config.outputs}) {
     for (const ir::TensorType& type : *types) {
       if (type.dtype != ir::DType::F32) return std::string("only f32 tensors are timed");

@@ -54,6 +54,7 @@ std::vector<double> CudnnOpTimer::time_ms(const std::vector<OwnedOpConfig>& conf
   for (const OwnedOpConfig& owned : configs) {
     const OpConfig config = owned.view();
     try {
+      require_concrete_shapes(config, "the cudnn timer");
       std::unique_ptr<gpu::PreparedOp> prepared = gpu::prepare_op(config, *context_);
       times.push_back(gpu::time_kernel([&] { prepared->run(); }, *context_).median_ms);
       last_methods_.push_back(prepared->method());
