@@ -33,6 +33,7 @@ const std::map<std::string, Setter>& setters() {
       {"no_rules", set(&driver::PipelineOptions::no_rules)},
       {"target", set(&driver::PipelineOptions::target)},
       {"fusions", set(&driver::PipelineOptions::fusions)},
+      {"profiles", set(&driver::PipelineOptions::profiles)},
       {"node_limit",
        [](driver::PipelineOptions& options, const py::handle& value) {
          options.node_limit = value.cast<size_t>();

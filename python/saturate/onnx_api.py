@@ -73,7 +73,11 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     onnxruntime costs, write residual norms so that ONNX Runtime's session-time
     SkipLayerNormFusion leaves them alone where its kernel measures slower; default True),
     ``input_shapes``
-    (``{"input_ids": [1, 128]}`` pins inputs with dynamic dimensions, as ``--input-shape``).
+    (``{"input_ids": [1, 128]}`` pins inputs with dynamic dimensions, as ``--input-shape``;
+    without pins the dynamic axes are kept, written under the model's own names),
+    ``profiles`` (``["batch=1,sequence=128", "batch=8,sequence=512@0.5"]``: the sizes of the
+    symbolic dimensions at which operators are priced and the latency check times, as
+    ``--profile``; default batch 1, other lengths 128).
     ``verify=True`` runs both models in ONNX Runtime on the same random inputs (in float64 when
     ONNX Runtime has double kernels for every operator, else in float32 with a tolerance scaled
     to each output's range; see ``saturate.onnx_check``) and raises ``VerificationError`` (a

@@ -131,6 +131,24 @@ void Pipeline::apply_defaults(const LoadedModel& loaded) {
   check_onnx_output(options_.outputs.model, onnx_input, input_.spec);
 }
 
+// A size a profile gives a name the model relates to others (total_sequence_length =
+// past_sequence_length + sequence_length) must be the value of that expression; it is then
+// dropped, since the name is no symbol of its own.
+void drop_related_sizes(ShapeProfile& profile, const std::map<std::string, std::string>& related) {
+  for (const auto& [name, expression] : related) {
+    auto given = profile.sizes.find(name);
+    if (given == profile.sizes.end()) continue;
+    auto dim = ir::parse_dim(expression);
+    std::optional<int64_t> value = dim ? ir::to_expr(*dim).evaluate(profile.sizes) : std::nullopt;
+    if (value && *value != given->second) {
+      throw Error("profile '" + profile.name + "': " + name + "=" + std::to_string(given->second) +
+                  ", but the model makes " + name + " equal to " + expression +
+                  ", which this profile makes " + std::to_string(*value));
+    }
+    profile.sizes.erase(given);
+  }
+}
+
 std::unique_ptr<cost::CostModel> Pipeline::make_model(const ir::Graph& graph) {
   std::unique_ptr<cost::CostModel> model = options_.cost.kind == "onnxruntime"
                                                ? make_cost_model(options_.cost, onnxruntime_.get())
@@ -289,7 +307,12 @@ PipelineResult Pipeline::run() {
   FusionLibraries fusions =
       fuse ? target_fusions(options_.target, options_.fusions) : FusionLibraries{};
   if (!graph_symbols(loaded.graph).empty()) {
-    profiles_ = parse_shape_profiles(loaded.graph, options_.profiles);
+    std::vector<ShapeProfile> given;
+    for (const std::string& text : options_.profiles) {
+      given.push_back(parse_shape_profile(text));
+      if (loaded.onnx != nullptr) drop_related_sizes(given.back(), loaded.onnx->related_dims);
+    }
+    profiles_ = complete_profiles(loaded.graph, std::move(given));
     adversarial_ = adversarial_bindings(loaded.graph, profiles_);
   } else if (!options_.profiles.empty()) {
     throw Error("--profile gives sizes of symbolic dimensions, but " + loaded.graph.name() +

@@ -86,10 +86,6 @@ class Folder {
     for (report_.rounds = 1; report_.rounds <= options_.max_rounds; ++report_.rounds) {
       types_ = infer_types_without_weights(model_);
       changed = fold_round();
-      // Once folding settles, the outputs' declared dims may name what the graph computes
-      // (present: total_sequence_length = past_sequence_length + sequence_length); then the
-      // model is read again with the names related.
-      if (!changed) changed = relate_declared_outputs();
       if (!changed) break;
     }
     changed |= drop_unused_empty_initializers();
@@ -364,75 +360,6 @@ class Folder {
     report_.folded_nodes += folded;
     graph->clear_node();
     for (auto& node : kept) *graph->add_node() = std::move(node);
-    return true;
-  }
-
-  // ONNX makes equal dim_params equal sizes across the model, its declared outputs included: a
-  // graph output declared [.., total_sequence_length, ..] that the graph computes as
-  // past_sequence_length + sequence_length relates the two for every run of the model. Where a
-  // declared name that a graph input also uses differs from a computed expression, the name
-  // is replaced by the expression everywhere the model states types, and folding starts over
-  // on the related model. Returns whether it related a name.
-  bool relate_declared_outputs() {
-    std::set<std::string> input_names;
-    for (const auto& info : model_.graph().input()) {
-      if (!info.type().has_tensor_type()) continue;
-      for (const auto& dim : info.type().tensor_type().shape().dim()) {
-        if (dim.has_dim_param()) input_names.insert(dim.dim_param());
-      }
-    }
-    std::map<std::string, const NodeProto*> producers;
-    for (const auto& node : model_.graph().node()) {
-      for (const auto& name : node.output()) producers[name] = &node;
-    }
-    std::map<std::string, std::string> related;
-    for (const auto& info : model_.graph().output()) {
-      auto producer = producers.find(info.name());
-      if (producer == producers.end() || !info.type().has_tensor_type()) continue;
-      const NodeProto& node = *producer->second;
-      std::vector<const HostTensor*> inputs;
-      std::vector<std::optional<ir::Dims>> input_dims;
-      for (const auto& name : node.input()) {
-        bool constant = !name.empty() && (is_initializer(name) || symbolic_.contains(name));
-        inputs.push_back(constant ? known(name) : nullptr);
-        input_dims.push_back(name.empty() ? std::nullopt : dims_of(name));
-      }
-      auto computed = symbolic_output_dims(node, inputs, input_dims);
-      const auto& declared = info.type().tensor_type().shape();
-      if (!computed || static_cast<int>(computed->size()) != declared.dim_size()) continue;
-      for (int k = 0; k < declared.dim_size(); ++k) {
-        const auto& dim = declared.dim(k);
-        int64_t value = (*computed)[static_cast<size_t>(k)];
-        if (!dim.has_dim_param() || !input_names.contains(dim.dim_param())) continue;
-        if (!ir::is_symbolic(value) || related.contains(dim.dim_param())) continue;
-        auto named = dim_from_onnx(dim);
-        if (!named || *named == value) continue;
-        // The expression must not read the name itself (n = n + 1 relates nothing).
-        auto symbols = ir::to_expr(value).symbols();
-        auto own = ir::find_symbol(dim.dim_param());
-        if (own && std::find(symbols.begin(), symbols.end(), *own) != symbols.end()) continue;
-        related[dim.dim_param()] = ir::dim_to_string(value);
-      }
-    }
-    if (related.empty()) return false;
-    auto relate = [&](::onnx::ValueInfoProto& info) {
-      if (!info.type().has_tensor_type()) return;
-      for (auto& dim :
-           *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
-        if (!dim.has_dim_param()) continue;
-        if (auto it = related.find(dim.dim_param()); it != related.end()) {
-          dim.set_dim_param(it->second);
-        }
-      }
-    };
-    auto* graph = model_.mutable_graph();
-    for (auto& info : *graph->mutable_input()) relate(info);
-    for (auto& info : *graph->mutable_output()) relate(info);
-    for (auto& info : *graph->mutable_value_info()) relate(info);
-    for (const auto& [name, expression] : related) report_.related_dims[name] = expression;
-    // Values and types computed with the unrelated names are computed again.
-    symbolic_.clear();
-    typed_.clear();
     return true;
   }
 

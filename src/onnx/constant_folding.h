@@ -35,9 +35,6 @@ struct FoldReport {
   // int64 values whose elements hold symbolic dims (shapes of dynamic values and arithmetic on
   // them); their nodes stay in the model, and the importer reads these where it reads constants.
   std::map<std::string, std::vector<int64_t>> symbolic_ints;
-  // dim_param -> the expression the model's declared outputs make it equal to (the name is
-  // replaced by it in the folded model's stated types).
-  std::map<std::string, std::string> related_dims;
 };
 
 // Folds `model`'s main graph in place: folded nodes are removed, their outputs become

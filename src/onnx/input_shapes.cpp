@@ -102,6 +102,24 @@ void bind_dim_params(::onnx::ModelProto& model, const std::map<std::string, int6
   for (auto& info : *graph->mutable_input()) bind(info);
 }
 
+void relate_dim_params(::onnx::ModelProto& model,
+                       const std::map<std::string, std::string>& related) {
+  if (related.empty()) return;
+  auto relate = [&](::onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type()) return;
+    for (auto& dim : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!dim.has_dim_param()) continue;
+      if (auto it = related.find(dim.dim_param()); it != related.end()) {
+        dim.set_dim_param(it->second);
+      }
+    }
+  };
+  auto* graph = model.mutable_graph();
+  for (auto& info : *graph->mutable_input()) relate(info);
+  for (auto& info : *graph->mutable_output()) relate(info);
+  for (auto& info : *graph->mutable_value_info()) relate(info);
+}
+
 void name_dynamic_input_dims(::onnx::ModelProto& model) {
   std::set<std::string> initializers = initializer_names(model);
   for (auto& info : *model.mutable_graph()->mutable_input()) {

@@ -21,6 +21,11 @@ void pin_input_shapes(::onnx::ModelProto& model, const std::map<std::string, ir:
 // `sizes` names, or that is an expression of names it binds, by its size.
 void bind_dim_params(::onnx::ModelProto& model, const std::map<std::string, int64_t>& sizes);
 
+// Replaces each dim_param that `related` names by its expression (total_sequence_length ->
+// "past_sequence_length + sequence_length") wherever the model states types.
+void relate_dim_params(::onnx::ModelProto& model,
+                       const std::map<std::string, std::string>& related);
+
 // Gives every graph input dimension that has neither a value nor a name a dim_param of its own
 // (`INPUT_dimK`, made unique), so that folding and import see one symbol for it.
 void name_dynamic_input_dims(::onnx::ModelProto& model);

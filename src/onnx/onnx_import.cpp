@@ -267,6 +267,39 @@ void Importer::add_outputs() {
     }
     graph().add_output(info.name(), it->second);
     result_.output_names.push_back(info.name());
+    relate_declared_dims(info, graph().type(it->second).dims);
+  }
+}
+
+void Importer::relate_declared_dims(const ::onnx::ValueInfoProto& output, const ir::Dims& dims) {
+  // ONNX makes equal dim_params equal sizes, declared outputs included: an output declared
+  // [.., total_sequence_length, ..] that the graph computes as past_sequence_length +
+  // sequence_length relates the mask input's total_sequence_length to that sum. Only names a
+  // graph input uses are related (a name only an output declares relates no input).
+  if (!output.type().has_tensor_type()) return;
+  const auto& declared = output.type().tensor_type().shape();
+  if (declared.dim_size() != static_cast<int>(dims.size())) return;
+  std::set<std::string> input_names;
+  for (const auto& info : model_.graph().input()) {
+    if (!info.type().has_tensor_type()) continue;
+    for (const auto& dim : info.type().tensor_type().shape().dim()) {
+      if (dim.has_dim_param()) input_names.insert(dim.dim_param());
+    }
+  }
+  for (int k = 0; k < declared.dim_size(); ++k) {
+    const auto& dim = declared.dim(k);
+    const int64_t computed = dims[static_cast<size_t>(k)];
+    if (!dim.has_dim_param() || !input_names.contains(dim.dim_param())) continue;
+    if (!ir::is_symbolic(computed) || result_.new_relations.contains(dim.dim_param())) continue;
+    std::optional<int64_t> named = dim_from_onnx(dim);
+    if (!named || *named == computed) continue;
+    // Only a name that is one symbol, never read by the expression it is related to.
+    const ir::DimExpr name_expr = ir::to_expr(*named);
+    auto own = name_expr.symbols();
+    if (own.size() != 1 || name_expr != ir::DimExpr::symbol(own[0])) continue;
+    auto symbols = ir::to_expr(computed).symbols();
+    if (std::find(symbols.begin(), symbols.end(), own[0]) != symbols.end()) continue;
+    result_.new_relations[dim.dim_param()] = ir::dim_to_string(computed);
   }
 }
 
@@ -300,13 +333,19 @@ ModelProto parse_model(std::string_view bytes, const std::string& source) {
 OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
                             const ImportOptions& options) {
   ProtobufLogCapture log;
-  ModelProto model = parse_model(bytes, source);
-  int external = options.external_data_dir.empty()
-                     ? 0
-                     : load_external_data(model, options.external_data_dir, source);
-  OnnxModel result = import_onnx_model(std::move(model), source, options);
-  result.external_tensors = external;
-  return result;
+  ImportOptions related = options;
+  // A relation the declared outputs state is applied by reading the model again (each pass
+  // relates at least one more name; a few suffice, the cap only guards).
+  for (int pass = 0;; ++pass) {
+    ModelProto model = parse_model(bytes, source);
+    int external = related.external_data_dir.empty()
+                       ? 0
+                       : load_external_data(model, related.external_data_dir, source);
+    OnnxModel result = import_onnx_model(std::move(model), source, related);
+    result.external_tensors = external;
+    if (result.new_relations.empty() || pass >= 4) return result;
+    for (auto& [name, expression] : result.new_relations) related.related_dims[name] = expression;
+  }
 }
 
 OnnxModel import_onnx_model(ModelProto model, const std::string& source,
@@ -331,7 +370,7 @@ OnnxModel import_checked_model(ModelProto model, const std::string& source,
   pin_input_shapes(model, options.input_shapes, source);
   validate_model(model, source);  // before anything runs ONNX's shape inference on it
   name_dynamic_input_dims(model);
-  // The graph's own names for its dynamic axes, as declared before folding relates any.
+  // The graph's own names for its dynamic axes, as declared before any is related.
   std::vector<std::string> declared_names;
   for (const auto* infos : {&model.graph().input(), &model.graph().output()}) {
     for (const auto& info : *infos) {
@@ -343,6 +382,7 @@ OnnxModel import_checked_model(ModelProto model, const std::string& source,
       }
     }
   }
+  relate_dim_params(model, options.related_dims);
   FoldOptions folding;
   folding.element_limit = options.fold_element_limit;
   FoldReport folded;
@@ -356,11 +396,11 @@ OnnxModel import_checked_model(ModelProto model, const std::string& source,
   result.folded_nodes = folded.folded_nodes;
   result.folded_by_op = folded.folded_by_op;
   result.pinned_input_shapes = options.input_shapes;  // pin_input_shapes checked each name
-  result.related_dims = folded.related_dims;
+  result.related_dims = options.related_dims;
   for (const std::string& name : declared_names) {
     ::onnx::TensorShapeProto_Dimension dim;
-    auto related = folded.related_dims.find(name);
-    dim.set_dim_param(related != folded.related_dims.end() ? related->second : name);
+    auto related = options.related_dims.find(name);
+    dim.set_dim_param(related != options.related_dims.end() ? related->second : name);
     std::optional<int64_t> value = dim_from_onnx(dim);
     if (value && ir::is_symbolic(*value)) result.dim_names.emplace(*value, name);
   }

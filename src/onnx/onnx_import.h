@@ -21,6 +21,11 @@ struct ImportOptions {
   // Where external data files (model.onnx.data) are read from; empty: beside the model file
   // for import_onnx, and nowhere for bytes (an external tensor is then an error).
   std::string external_data_dir;
+  // dim_params taken equal to an expression of others (applied before anything reads the
+  // model): what the model's declared outputs relate, found by a first import
+  // (OnnxModel::related_dims), e.g. total_sequence_length -> past_sequence_length +
+  // sequence_length.
+  std::map<std::string, std::string> related_dims;
   // The largest tensor import-time constant folding may produce (elements).
   int64_t fold_element_limit = int64_t{1} << 26;
 };

@@ -69,6 +69,9 @@ class Importer {
   // Whether an input of the node has a symbolic dim.
   bool reads_symbolic_shape(const ::onnx::NodeProto& node) const;
   void add_outputs();
+  // Records in OnnxModel::new_relations each input dim_param that a declared output dim names
+  // and the graph computes as another expression.
+  void relate_declared_dims(const ::onnx::ValueInfoProto& output, const ir::Dims& dims);
 
   // One per operator family, asked in turn by import_known: each returns false for an operator
   // outside its family, and true once it has mapped the node.

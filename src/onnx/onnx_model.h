@@ -46,9 +46,14 @@ struct OnnxModel {
   // The model's own dim_param for each symbolic dim its inputs and outputs declare (the first
   // name, inputs first), which export writes again: axes keep their names.
   std::map<int64_t, std::string> dim_names;
-  // dim_params the model's declared outputs relate to expressions of other dims
-  // (total_sequence_length -> past_sequence_length + sequence_length).
+  // dim_params the model's declared outputs relate to expressions of other dims: ONNX makes
+  // equal names equal sizes, so an output declared [.., total_sequence_length, ..] that the
+  // graph computes as past_sequence_length + sequence_length makes the mask input's
+  // total_sequence_length that sum for every run of the model. Those applied in this import
+  // (ImportOptions::related_dims), and, in `new_relations`, those this import found that it did
+  // not apply yet.
   std::map<std::string, std::string> related_dims;
+  std::map<std::string, std::string> new_relations;
 };
 
 }  // namespace saturate::onnx

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <limits>
 
+#include "ir/symbolic_dim.h"
 #include "ir/text_format.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
@@ -60,7 +61,7 @@ TEST(OnnxErrors, UnsupportedOpset) {
   EXPECT_NE(import_error(bytes_of(model)).find("opset 9 is not supported"), std::string::npos);
 }
 
-TEST(OnnxErrors, DynamicInputDimension) {
+TEST(OnnxErrors, DynamicInputDimensionIsASymbolAndPinsMustAgree) {
   ::onnx::ModelProto model = small_model();
   auto* dim = model.mutable_graph()
                   ->mutable_input(0)
@@ -69,9 +70,19 @@ TEST(OnnxErrors, DynamicInputDimension) {
                   ->mutable_shape()
                   ->mutable_dim(0);
   dim->set_dim_param("batch");
-  std::string message = import_error(bytes_of(model));
-  EXPECT_NE(message.find("dynamic input dimensions: x[batch,4]"), std::string::npos) << message;
-  EXPECT_NE(message.find("--input-shape"), std::string::npos) << message;
+  OnnxModel imported = import_onnx_bytes(bytes_of(model), "m.onnx");
+  const ir::Dims& dims = imported.graph.type(*imported.graph.find_value("x")).dims;
+  EXPECT_EQ(ir::dim_to_string(dims[0]), "batch");
+  EXPECT_EQ(dims[1], 4);
+  // Two inputs that name one dim: a pin of each must give it one size.
+  ::onnx::ModelProto twice = model;
+  auto* second = twice.mutable_graph()->add_input();
+  *second = twice.graph().input(0);
+  second->set_name("x2");
+  ImportOptions options;
+  options.input_shapes = {{"x", {2, 4}}, {"x2", {3, 4}}};
+  std::string message = import_error(bytes_of(twice), options);
+  EXPECT_NE(message.find("gives the dimension batch both 2 and 3"), std::string::npos) << message;
 }
 
 TEST(OnnxErrors, MissingInitializerAndNonFloatInput) {

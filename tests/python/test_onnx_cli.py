@@ -270,12 +270,36 @@ def test_unsupported_opset_is_an_error(saturate, tmp_path):
     expect_error(saturate, tmp_path, source, "opset 7 is not supported")
 
 
-def test_dynamic_dimension_is_an_error(saturate, tmp_path):
+def test_dynamic_dimension_is_kept_and_verified_at_several_sizes(saturate, tmp_path):
     model = simple_model()
     model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
     source = tmp_path / "dynamic.onnx"
     onnx.save(model, source)
-    expect_error(saturate, tmp_path, source, "dynamic input dimensions: x[batch,", "--input-shape")
+    output, report = tmp_path / "out.onnx", tmp_path / "report.json"
+    result = saturate("optimize", source, "-o", output, "--cost", "analytic", "--verify",
+                      "--json", report)
+    assert result.returncode == 0, result.stderr
+    written = onnx.load(str(output))
+    assert written.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    data = json.loads(report.read_text())
+    assert data["verified"] is True
+    batches = sorted(shapes["x"][0] for shapes in data["verify_input_shapes"])
+    assert batches == [1, 3, 7]  # the default profile (batch 1), then odd sizes
+
+
+def test_a_profile_must_name_a_symbol_of_the_model(saturate, tmp_path):
+    model = simple_model()
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    source = tmp_path / "dynamic.onnx"
+    onnx.save(model, source)
+    output = tmp_path / "never.onnx"
+    result = saturate("optimize", source, "-o", output, "--cost", "analytic", "--profile",
+                      "sequence=4")
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.startswith("saturate:")]
+    assert len(lines) == 1 and "sequence is not a symbolic dimension" in lines[0], result.stderr
+    assert "its symbols: batch" in lines[0]
+    assert not output.exists()
 
 
 def test_dynamic_dimension_is_pinned_with_input_shape(saturate, tmp_path):

@@ -108,11 +108,15 @@ def test_exporter_output_through_the_python_api(name):
     assert optimized.graph.input[0].type.tensor_type.elem_type == TensorProto.INT64
 
 
-def test_python_api_pins_dynamic_inputs(tmp_path):
+def test_python_api_keeps_or_pins_dynamic_inputs(tmp_path):
     model = onnx.load(str(REPO / "tests" / "fixtures" / "exporters" / "gpt2.dynamo.onnx"))
     model.graph.input[0].type.tensor_type.shape.dim[1].dim_param = "sequence"
-    with pytest.raises(saturate.SaturateError, match="input_ids\\[1,sequence\\]"):
-        saturate.optimize(model, cost="analytic")
+    kept = saturate.optimize(model, cost="analytic", profiles=["sequence=16"], verify=True)
+    dims = kept.graph.input[0].type.tensor_type.shape.dim
+    assert [d.dim_value or d.dim_param for d in dims] == [1, "sequence"]
+    report = saturate.last_report()
+    assert report["verified"] is True
+    assert report["shape_profiles"][0]["sizes"] == {"sequence": 16}
     optimized = saturate.optimize(model, cost="analytic", input_shapes={"input_ids": [1, 16]})
     dims = optimized.graph.input[0].type.tensor_type.shape.dim
     assert [d.dim_value for d in dims] == [1, 16]
