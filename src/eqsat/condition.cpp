@@ -67,7 +67,7 @@ std::optional<Value> modulo(const Value& a, const Value& b) {
   if (!divisor) {
     // A symbolic divisor: 0 where the dividend is a multiple of it (batch*seq mod seq), and the
     // divisor is never 0.
-    auto least = least_bound(b);
+    auto least = ir::least_bound(b);
     auto quotient = a.divided_by(b);
     if (least && *least >= 1 && quotient && quotient->denominator() == 1) return Value();
     return std::nullopt;
@@ -75,7 +75,7 @@ std::optional<Value> modulo(const Value& a, const Value& b) {
   if (*divisor == 0 || *divisor == std::numeric_limits<int64_t>::min()) return std::nullopt;
   // a = rest + c with rest a multiple of the divisor at every value (its coefficients are):
   // a mod divisor is c's, whose sign follows a's (never negative here).
-  auto least = least_bound(a);
+  auto least = ir::least_bound(a);
   if (!least || *least < 0 || a.denominator() != 1) return std::nullopt;
   ir::SymbolBinding zeros;
   for (ir::SymbolId id : a.symbols()) zeros[ir::symbol_name(id)] = 0;
@@ -183,7 +183,7 @@ bool holds(const Condition& condition, const ConditionContext& context) {
     return false;  // int64 overflow
   }
   auto at_least = [](const Value& value, int64_t bound) {
-    auto least = least_bound(value);
+    auto least = ir::least_bound(value);
     return least && *least >= bound;
   };
   switch (condition.compare) {

@@ -13,19 +13,6 @@ std::optional<ir::DimExpr> int_expression(int64_t value) {
   }
 }
 
-std::optional<int64_t> least_bound(const ir::DimExpr& expr) {
-  if (auto value = expr.as_constant()) return *value;
-  try {
-    std::optional<int64_t> least = expr.least_value();
-    if (!least) return std::nullopt;
-    // DimExpr::least_value rounds a negative fraction toward zero, one too high where the
-    // expression divides by a constant: one less is still a bound.
-    return expr.denominator() > 1 ? *least - 1 : *least;
-  } catch (const Error&) {
-    return std::nullopt;  // overflow
-  }
-}
-
 namespace {
 
 // A lower bound on b - a over every value of the symbols, when one is known (a or b symbolic).
@@ -34,7 +21,7 @@ std::optional<int64_t> least_gap(int64_t a, int64_t b) {
   auto eb = int_expression(b);
   if (!ea || !eb) return std::nullopt;
   try {
-    return least_bound(*eb - *ea);
+    return ir::least_bound(*eb - *ea);
   } catch (const Error&) {
     return std::nullopt;  // overflow
   }
@@ -57,7 +44,7 @@ bool provably_less(int64_t a, int64_t b) {
 bool always_dimension(const ir::DimExpr& size) {
   if (auto value = size.as_constant()) return *value > 0;
   if (size.symbols().empty()) return false;  // a fraction
-  auto least = least_bound(size);
+  auto least = ir::least_bound(size);
   return least && *least >= 0;
 }
 

@@ -16,11 +16,6 @@ namespace saturate::eqsat {
 // axis, an attribute; it may be negative). nullopt for a handle no expression is interned for.
 std::optional<ir::DimExpr> int_expression(int64_t value);
 
-// A lower bound on the value of an integer-valued expression at every value of its symbols;
-// exact for a constant; nullopt where none is known (a symbol with a negative coefficient) or
-// the arithmetic overflows.
-std::optional<int64_t> least_bound(const ir::DimExpr& expr);
-
 // a <= b, a < b at every value of the symbols (each a dim or a plain integer).
 bool provably_at_most(int64_t a, int64_t b);
 bool provably_less(int64_t a, int64_t b);

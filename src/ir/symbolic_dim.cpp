@@ -427,6 +427,14 @@ std::optional<int64_t> dim_quotient(int64_t a, int64_t b) {
   return to_dim(*quotient);
 }
 
+std::optional<int64_t> least_bound(const DimExpr& expr) {
+  try {
+    return expr.least_value();
+  } catch (const Error&) {
+    return std::nullopt;  // overflow
+  }
+}
+
 int64_t dim_least_value(int64_t dim) {
   if (!is_symbolic(dim)) return dim;
   // Unknown (a difference such as 5 - batch): no bound at all, so that no >= test passes.

@@ -115,6 +115,9 @@ int64_t dim_product(const std::vector<int64_t>& dims);
 // a / b when it is a dim for every value of the symbols (see DimExpr::divided_by; a constant
 // divisor must divide the coefficients exactly); nullopt otherwise.
 std::optional<int64_t> dim_quotient(int64_t a, int64_t b);
+// A lower bound on `expr` at every value of its symbols at or above their lower bounds (exact
+// for a constant; DimExpr::least_value), nullopt where none is known or it overflows.
+std::optional<int64_t> least_bound(const DimExpr& expr);
 // The least value the dim takes (its value for a size; INT64_MIN when no bound is known).
 int64_t dim_least_value(int64_t dim);
 // Whether `a` and `b` are equal for every value of the symbols (interning makes this ==).

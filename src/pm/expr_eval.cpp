@@ -48,23 +48,8 @@ bool is_symbolic_int(const ExprValue& value) {
   throw Undecided(what + " depends on the values of symbolic dimensions");
 }
 
-// A lower bound on an integer-valued expression at every value of its symbols; exact for a
-// constant; nullopt where none is known.
-std::optional<int64_t> least_bound(const ir::DimExpr& expr) {
-  if (auto value = expr.as_constant()) return *value;
-  try {
-    std::optional<int64_t> least = expr.least_value();
-    if (!least) return std::nullopt;
-    // DimExpr::least_value rounds a negative fraction toward zero, one too high where the
-    // expression divides by a constant: one less is still a bound.
-    return expr.denominator() > 1 ? *least - 1 : *least;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
 bool at_least(const ir::DimExpr& expr, int64_t bound) {
-  auto least = least_bound(expr);
+  auto least = ir::least_bound(expr);
   return least && *least >= bound;
 }
 

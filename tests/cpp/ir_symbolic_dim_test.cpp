@@ -64,6 +64,11 @@ TEST(SymbolicDim, LowerBoundsAndDivisibility) {
   // then no bound is claimed.
   EXPECT_EQ(dim_least_value(dim("sequence - 1 + batch")), 1);
   EXPECT_EQ(to_expr(dim("sequence - batch + 5")).least_value(), std::nullopt);
+  // Rounded up toward +infinity, negative values too: (sequence - 3)/2 is -1 at sequence 1.
+  DimExpr fraction =
+      (to_expr(dim("sequence")) - DimExpr::constant(3)).divided_by(DimExpr::constant(2)).value();
+  EXPECT_EQ(least_bound(fraction), -1);
+  EXPECT_EQ(least_bound(DimExpr::constant(-4)), -4);
   EXPECT_TRUE(to_expr(dim("12*batch + 24")).provably_divisible_by(12));
   EXPECT_FALSE(to_expr(dim("12*batch + 2")).provably_divisible_by(4));
 }

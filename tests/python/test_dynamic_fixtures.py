@@ -143,3 +143,17 @@ def test_standard_operators_only_pass_onnx_checker_with_full_shape_inference(sat
     assert all(onnx.defs.has(node.op_type, node.domain) for node in written.graph.node)
     check_axes_and_verification(DYNAMIC / f"{name}.onnx", written, report)
     onnx.checker.check_model(written, full_check=True)
+
+
+@pytest.mark.parametrize("name", ["bert_eager.torchscript", "bert.dynamo"])
+def test_pinned_encoder_folds_the_shape_arithmetic_as_a_static_export(saturate, tmp_path, name):
+    """Pinned, a dynamic export fuses exactly what the static twin does (attention included):
+    the pins bind the exporter's dim_params in its intermediate types too."""
+    twin, _ = ENCODERS[name]
+    written, report = optimize(saturate, tmp_path, DYNAMIC / f"{name}.onnx", "--input-shape",
+                               "input_ids=1,16", "--input-shape", "attention_mask=1,16")
+    assert report["verified"] is True and report["shape_profiles"] is None
+    static_dir = tmp_path / "static"
+    static_dir.mkdir()
+    _, static_report = optimize(saturate, static_dir, FIXTURES / f"{twin}.onnx")
+    assert report["fused_operators"] == static_report["fused_operators"]
