@@ -37,6 +37,9 @@ def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
 
     assignments = [dict(each) for each in input_shapes] if input_shapes else []
     answer = {"latency": None, "verification": None}
+    required = len(assignments) if required_input_shapes is None else int(required_input_shapes)
+    if assignments and required > 0:
+        _require_original_runs(original, assignments[:required])
     if latency_runs > 0:
         timed = assignments[0] if assignments else None
         before, after = ort_latency.compare_latency(original, optimized, latency_runs, threads,
@@ -47,6 +50,26 @@ def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
             onnx_check.compare_models(original, optimized, input_shapes=assignments or None,
                                       required=required_input_shapes))
     return answer
+
+
+def _require_original_runs(original, assignments) -> None:
+    """Raises ValueError naming the sizes when the original model itself fails at one of the
+    assignments that must run (a shape profile past a position table, or one that breaks a
+    relation the model needs between its inputs' dims)."""
+    import numpy as np
+
+    from saturate import onnx_check
+
+    session = onnx_check._session(original)
+    for assignment in assignments:
+        fed = onnx_check.common_feed_shapes(session, session, assignment)
+        feeds = onnx_check.random_feeds(session, np.random.default_rng(0), original, fed)
+        try:
+            session.run(None, feeds)
+        except Exception as error:
+            message = str(error).splitlines()[0][:300]
+            raise ValueError(f"the original model fails at the input shapes {fed} ({message}); "
+                             "give sizes it accepts with --profile") from None
 
 
 def main(argv=None) -> int:

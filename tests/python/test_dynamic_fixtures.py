@@ -157,3 +157,16 @@ def test_pinned_encoder_folds_the_shape_arithmetic_as_a_static_export(saturate, 
     static_dir.mkdir()
     _, static_report = optimize(saturate, static_dir, FIXTURES / f"{twin}.onnx")
     assert report["fused_operators"] == static_report["fused_operators"]
+
+
+def test_a_profile_the_original_cannot_run_is_one_clear_error(saturate, tmp_path):
+    """The tiny GPT-2 holds 64 positions: at the default profile (lengths 128) the original
+    itself fails, which the error says, naming the sizes; nothing is written."""
+    output = tmp_path / "out.onnx"
+    result = saturate("optimize", DYNAMIC / "gpt2_past.dynamo.onnx", "-o", output, "--cost",
+                      "analytic", "--latency-runs", "0", "--verify")
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.startswith("saturate:")]
+    assert len(lines) == 1 and "the original model fails at the input shapes" in lines[0]
+    assert "--profile" in lines[0]
+    assert not output.exists()
