@@ -18,18 +18,16 @@ using ::onnx::TensorProto;
 using Inputs = std::vector<const HostTensor*>;
 using Tensors = std::vector<HostTensor>;
 
-// The inputs of each element-moving operator that may hold symbolic dims: the data it moves,
-// never an index, an axis list or a shape.
-const std::set<int>* moved_inputs(const std::string& op) {
-  static const std::set<int> first = {0};
-  static const std::set<int> where = {1, 2};
-  static const std::set<int> any = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+// Whether `op` moves the elements of input `k` without computing on them (the data of Gather,
+// Slice, Reshape, ...; every operand of Concat; the branches of Where), so that the input may
+// hold symbolic dims; never an index, an axis list or a shape. nullopt: `op` moves no elements.
+std::optional<bool> moves_input(const std::string& op, size_t k) {
   static const std::set<std::string> movers_of_first = {
       "Gather", "Unsqueeze", "Squeeze", "Reshape", "Identity", "Slice", "Flatten", "Cast"};
-  if (movers_of_first.contains(op)) return &first;
-  if (op == "Where") return &where;
-  if (op == "Concat") return &any;
-  return nullptr;
+  if (movers_of_first.contains(op)) return k == 0;
+  if (op == "Where") return k == 1 || k == 2;
+  if (op == "Concat") return true;
+  return std::nullopt;
 }
 
 // Numpy broadcasting, decided per axis for every size: equal dims, or one of them 1.
@@ -208,10 +206,9 @@ std::optional<std::vector<HostTensor>> fold_symbolic(const NodeProto& node, cons
   if (!is_default_domain(node.domain())) return std::nullopt;
   const std::string& op = node.op_type();
   try {
-    if (const auto* allowed = moved_inputs(op)) {
+    if (moves_input(op, 0)) {
       for (size_t k = 0; k < inputs.size(); ++k) {
-        if (inputs[k] != nullptr && holds_symbolic(*inputs[k]) &&
-            !allowed->contains(static_cast<int>(k))) {
+        if (inputs[k] != nullptr && holds_symbolic(*inputs[k]) && !*moves_input(op, k)) {
           return std::nullopt;
         }
       }
