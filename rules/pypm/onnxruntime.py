@@ -437,7 +437,9 @@ def cached_head_attention(y, qh, kt, vh, scale, m=None):
 
 # Each head rule checks: (B, N, S, H) queries, (B, N, H, L) keys, (B, N, L, H) values, y
 # (B, S, N H); a mask broadcasting to (B, N, S, L); constant, nonzero scales. Self-attention
-# (L = S) merges every head tensor, any other key length only the query.
+# (L = S at every size) merges every head tensor; any other key length, a cache length not
+# proven equal to the query's (past + sequence against sequence) included, merges only the
+# query: that form is sound at every L.
 @rule(MaskedHeadAttentionSplitScale)
 def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
@@ -449,7 +451,7 @@ def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    if kt.shape[3] == qh.shape[2]:
+    if pypm.proven(kt.shape[3] == qh.shape[2]):
         return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
     else:
         return cached_head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
@@ -465,7 +467,7 @@ def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    if kt.shape[3] == qh.shape[2]:
+    if pypm.proven(kt.shape[3] == qh.shape[2]):
         return head_attention(y, qh, kt, vh, c.attrs.value, m)
     else:
         return cached_head_attention(y, qh, kt, vh, c.attrs.value, m)
@@ -480,7 +482,7 @@ def fuse_head_attention_no_scale(y, qh, kt, vh, m):
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
-    if kt.shape[3] == qh.shape[2]:
+    if pypm.proven(kt.shape[3] == qh.shape[2]):
         return head_attention(y, qh, kt, vh, 1.0, m)
     else:
         return cached_head_attention(y, qh, kt, vh, 1.0, m)
@@ -495,7 +497,7 @@ def fuse_unmasked_head_attention_split_scale(y, qh, kt, vh, c, c2):
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    if kt.shape[3] == qh.shape[2]:
+    if pypm.proven(kt.shape[3] == qh.shape[2]):
         return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
     else:
         return cached_head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
@@ -509,7 +511,7 @@ def fuse_unmasked_head_attention_mul_scale(y, qh, kt, vh, c):
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    if kt.shape[3] == qh.shape[2]:
+    if pypm.proven(kt.shape[3] == qh.shape[2]):
         return head_attention(y, qh, kt, vh, c.attrs.value)
     else:
         return cached_head_attention(y, qh, kt, vh, c.attrs.value)
@@ -522,7 +524,7 @@ def fuse_unmasked_head_attention_no_scale(y, qh, kt, vh):
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
     assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
-    if kt.shape[3] == qh.shape[2]:
+    if pypm.proven(kt.shape[3] == qh.shape[2]):
         return head_attention(y, qh, kt, vh, 1.0)
     else:
         return cached_head_attention(y, qh, kt, vh, 1.0)

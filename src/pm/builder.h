@@ -95,6 +95,9 @@ inline Expr unary(Expr::Tag tag, Expr operand) {
 inline Expr not_(Expr operand) {
   return unary(Expr::Tag::Not, std::move(operand));
 }
+inline Expr proven(Expr operand) {
+  return unary(Expr::Tag::Proven, std::move(operand));
+}
 inline Expr neg(Expr operand) {
   return unary(Expr::Tag::Neg, std::move(operand));
 }

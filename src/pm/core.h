@@ -61,6 +61,7 @@ struct Expr {
     Neg = 21,     // operands[0]
     Binary = 22,  // op, operands = {lhs, rhs}
     In = 23,      // operands[0] in operands[1..]
+    Proven = 24,  // operands[0]: true where it holds at every size, else false (never undecided)
   };
 
   Tag tag = Tag::Bool;

@@ -35,17 +35,19 @@ bool note_rules(const Module& module, uint32_t definition, const Match& match,
     RuleScope<ir::Graph> scope(graph, vars, rule, match);
     std::string label = "rule '" + rule.name + "' (line " + std::to_string(rule.line) + ")";
     const Expr* failed = nullptr;
+    auto where = [&] { return source_position(module, rule.line) + ": rule '" + rule.name + "'"; };
     for (const Expr& guard : rule.guards) {
-      auto where = [&] {
-        return source_position(module, rule.line) + ": rule '" + rule.name + "'";
-      };
       if (!evaluate_guard(guard, scope, where)) {
         failed = &guard;
         break;
       }
     }
     if (failed != nullptr) {
-      trace.note(label + ": guard `" + to_string(*failed, vars) + "` is false");
+      // Over symbolic dims a guard also fails where it holds at some sizes only.
+      bool undecided = !evaluate_decided(*failed, scope, where).has_value();
+      trace.note(
+          label + ": guard `" + to_string(*failed, vars) + "` is " +
+          (undecided ? "undecided (it holds at some sizes only, or cannot be proven)" : "false"));
       continue;
     }
     std::string text = label + " fires: the value becomes " + to_string(rule.replacement, vars);

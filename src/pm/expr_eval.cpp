@@ -142,6 +142,12 @@ class Evaluator {
         return type(expr).dims;
       case Expr::Tag::Not:
         return !as_bool(eval(expr.operands.at(0)), expr);
+      case Expr::Tag::Proven: {
+        // The one place an undecided condition becomes an answer: false, so that a rule can
+        // choose a form sound at every size (docs/PYPM.md).
+        std::optional<bool> holds = decided(expr.operands.at(0), expr);
+        return holds.value_or(false);
+      }
       case Expr::Tag::Neg:
         return negate(eval(expr.operands.at(0)), expr);
       case Expr::Tag::Binary:

@@ -360,6 +360,7 @@ class PmbReader {
         break;
       case 20:
       case 21:
+      case 24:
         expr.tag = static_cast<Expr::Tag>(tag);
         expr.operands.push_back(read_expr(vars));
         break;

@@ -165,6 +165,7 @@ class PmbWriter {
         str(expr.text);
         return;
       case Expr::Tag::Not:
+      case Expr::Tag::Proven:
       case Expr::Tag::Neg:
         write(expr.operands.at(0));
         return;

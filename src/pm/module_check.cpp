@@ -33,6 +33,7 @@ bool is_known_expr_tag(Expr::Tag tag) {
     case Expr::Tag::Attr:
     case Expr::Tag::Shape:
     case Expr::Tag::Not:
+    case Expr::Tag::Proven:
     case Expr::Tag::Neg:
     case Expr::Tag::Binary:
     case Expr::Tag::In:
@@ -46,6 +47,7 @@ std::optional<size_t> expected_operands(Expr::Tag tag) {
   switch (tag) {
     case Expr::Tag::Dim:
     case Expr::Tag::Not:
+    case Expr::Tag::Proven:
     case Expr::Tag::Neg:
       return 1;
     case Expr::Tag::Binary:

@@ -97,6 +97,9 @@ std::string to_string(const Expr& expr, const std::vector<Var>& vars) {
       return var + ".shape";
     case Expr::Tag::Not:
       return expr.operands.empty() ? "not ?" : "not " + operand_text(expr.operands[0], 2, vars);
+    case Expr::Tag::Proven:
+      return expr.operands.empty() ? "proven(?)"
+                                   : "proven(" + to_string(expr.operands[0], vars) + ")";
     case Expr::Tag::Neg:
       return expr.operands.empty() ? "-?" : "-" + operand_text(expr.operands[0], 9, vars);
     case Expr::Tag::Binary: {

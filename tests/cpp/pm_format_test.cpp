@@ -48,7 +48,7 @@ Module every_tag_module() {
                   guard(eq(dtype(x), text("f32")), 12),
                   guard(in(op_name(y), {text("relu"), text("tanh")}), 13),
                   guard(eq(attr(f, "activation"), text("none")), 14),
-                  guard(eq(shape(x), ints({4, 4})), 15), guard(not_(boolean(false)), 16),
+                  guard(eq(shape(x), ints({4, 4})), 15), guard(not_(proven(boolean(false))), 16),
                   guard(eq(op_name(f), text("matmul")), 17), guard(ge(rank(x), integer(1)), 18),
                   match(w, call(1, {arg(v(z)), arg(head("relu"))}), 19),
                   match(y, app(head_var(g), {v(z)}), 20)},

@@ -172,6 +172,23 @@ TEST(SymbolicGuards, LogicIsKleenes) {
   EXPECT_TRUE(holds(not_(in(d(x, 0), {integer(0), d(x, 2)}))));
 }
 
+TEST(SymbolicGuards, ProvenTurnsUndecidedIntoFalseAndNothingElse) {
+  Expr unknown = eq(d(x, 3), d(x, 1));  // past == sequence: at some sizes only
+  EXPECT_FALSE(holds(unknown));
+  EXPECT_FALSE(holds(not_(unknown)));
+  // proven(c) and not proven(c) are both decided: exactly one of an if/else's paths holds.
+  EXPECT_FALSE(holds(proven(unknown)));
+  EXPECT_TRUE(holds(not_(proven(unknown))));
+  EXPECT_TRUE(holds(proven(eq(d(x, 0), d(y, 0)))));   // batch == batch
+  EXPECT_FALSE(holds(proven(eq(d(x, 0), d(x, 2)))));  // batch == 768*batch: never
+  EXPECT_TRUE(holds(not_(proven(eq(d(x, 0), d(x, 2))))));
+  EXPECT_EQ(to_string(*value_of(proven(unknown))), "False");
+  // Errors stay errors: proven() decides sizes, it does not hide a malformed guard.
+  SymbolicScope scope;
+  EXPECT_THROW(evaluate(proven(eq(d(x, 0), text("a"))), scope, [] { return std::string(); }),
+               PatternError);
+}
+
 TEST(SymbolicGuards, LiteralsCannotPoseAsHandles) {
   SymbolicScope scope;
   EXPECT_THROW(evaluate(integer(ir::kFirstSymbolicDim), scope, [] { return std::string(); }),

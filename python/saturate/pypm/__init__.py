@@ -37,11 +37,11 @@ from .registry import PatternHandle, pattern, rule
 from .registry import current_registry as _current_registry
 from .registry import reset as _reset_registry
 from .serialize import to_bytes
-from .symbolic import Op, op_var, var
+from .symbolic import Op, op_var, proven, var
 
 globals().update(_CONSTRUCTORS)
 
-__all__ = ["pattern", "rule", "var", "op_var", "Op", "serialize", "compile_file", "reset",
+__all__ = ["pattern", "rule", "var", "op_var", "Op", "proven", "serialize", "compile_file", "reset",
            "build_core", "PyPMError", "FormatError", "from_bytes", "read_file", "to_bytes",
            "PatternHandle", "core", "ops"] + sorted(_CONSTRUCTORS)
 

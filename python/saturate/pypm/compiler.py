@@ -178,7 +178,7 @@ def expr_vars(e) -> set[int]:
         return {e.var}
     if isinstance(e, core.EDim):
         return {e.var} | expr_vars(e.index)
-    if isinstance(e, (core.ENot, core.ENeg)):
+    if isinstance(e, (core.ENot, core.EProven, core.ENeg)):
         return expr_vars(e.operand)
     if isinstance(e, core.EBinary):
         return expr_vars(e.lhs) | expr_vars(e.rhs)

@@ -102,6 +102,13 @@ class ENot:
 
 
 @dataclass(frozen=True)
+class EProven:
+    """True where the operand holds at every size; False where it fails at some (undecided
+    included)."""
+    operand: "Expr"
+
+
+@dataclass(frozen=True)
 class ENeg:
     operand: "Expr"
 
@@ -125,7 +132,7 @@ class EIn:
 
 
 Expr = Union[EInt, EFloat, EBool, EString, EInts, ERank, EDim, ENumel, EDtype, EOpName, EAttr,
-             EShape, ENot, ENeg, EBinary, EIn]
+             EShape, ENot, EProven, ENeg, EBinary, EIn]
 
 
 # ---- patterns ----------------------------------------------------------------------------------
@@ -276,6 +283,8 @@ def format_expr(e: Expr, names: list[str], op_vars: frozenset[int] = frozenset()
             return f"{names[e.var]}.attrs.{e.name}"
         if isinstance(e, EShape):
             return f"{names[e.var]}.shape"
+        if isinstance(e, EProven):
+            return f"proven({go(e.operand, 0)})"
         if isinstance(e, ENot):
             text, prec = "not " + go(e.operand, 3), 3
         elif isinstance(e, ENeg):

@@ -11,7 +11,7 @@ import struct
 from . import core
 from .serialize import (CALLARG_HEAD, CALLARG_PATTERN, CON_GUARD, CON_MATCH, EX_ATTR, EX_BINARY,
                         EX_BOOL, EX_DIM, EX_DTYPE, EX_FLOAT, EX_IN, EX_INT, EX_INTS, EX_NEG,
-                        EX_NOT, EX_NUMEL, EX_OPNAME, EX_RANK, EX_SHAPE, EX_STRING, HEAD_NAME,
+                        EX_NOT, EX_NUMEL, EX_OPNAME, EX_PROVEN, EX_RANK, EX_SHAPE, EX_STRING, HEAD_NAME,
                         HEAD_VAR, MAGIC, PAT_ALT, PAT_APP, PAT_CALL, PAT_CONST, PAT_VAR,
                         TERM_APP, TERM_CONST, TERM_VAR, VERSION)
 
@@ -120,6 +120,8 @@ class _Reader:
             return core.EShape(self.var(core.TERM))
         if tag == EX_NOT:
             return core.ENot(self.expr())
+        if tag == EX_PROVEN:
+            return core.EProven(self.expr())
         if tag == EX_NEG:
             return core.ENeg(self.expr())
         if tag == EX_BINARY:

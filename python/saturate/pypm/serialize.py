@@ -23,7 +23,7 @@ CON_GUARD, CON_MATCH = 0, 1
 TERM_VAR, TERM_APP, TERM_CONST = 0, 1, 2
 (EX_INT, EX_FLOAT, EX_BOOL, EX_STRING, EX_INTS) = (0, 1, 2, 3, 4)
 (EX_RANK, EX_DIM, EX_NUMEL, EX_DTYPE, EX_OPNAME, EX_ATTR, EX_SHAPE) = (10, 11, 12, 13, 14, 15, 16)
-(EX_NOT, EX_NEG, EX_BINARY, EX_IN) = (20, 21, 22, 23)
+(EX_NOT, EX_NEG, EX_BINARY, EX_IN, EX_PROVEN) = (20, 21, 22, 23, 24)
 
 
 class _Writer:
@@ -96,6 +96,9 @@ class _Writer:
             self.u32(e.var)
         elif isinstance(e, core.ENot):
             self.u8(EX_NOT)
+            self.expr(e.operand)
+        elif isinstance(e, core.EProven):
+            self.u8(EX_PROVEN)
             self.expr(e.operand)
         elif isinstance(e, core.ENeg):
             self.u8(EX_NEG)

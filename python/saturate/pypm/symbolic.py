@@ -635,7 +635,7 @@ def expr_kind(e) -> Optional[str]:
         return "string"
     if isinstance(e, core.EAttr):
         return _value_kind(ATTRIBUTE_KINDS.get(e.name))
-    if isinstance(e, (core.ENot, core.EIn)):
+    if isinstance(e, (core.ENot, core.EProven, core.EIn)):
         return "bool"
     if isinstance(e, core.ENeg):
         return expr_kind(e.operand)
@@ -757,6 +757,18 @@ class Shape(Expr):
         if k is not None and k != "int":
             raise PyPMError(f"a dimension index must be an int, got a {k}")
         return Expr(core.EDim(self._var._idx(), index))
+
+
+def proven(condition):
+    """``pypm.proven(c)``: True where ``c`` holds for every size the model accepts, False where it
+    fails at some size or cannot be decided over symbolic dimensions. A guard or branch on
+    ``c`` itself fails when undecided; ``proven`` lets a rule pick a form that is sound at every
+    size instead (``if pypm.proven(k_len == q_len): self-attention else: cached attention``).
+    On a plain Python value it is ``bool``."""
+    if not _is_symbolic(condition):
+        return bool(condition)
+    _require("pypm.proven()")
+    return Expr(core.EProven(_condition(condition, "the operand of pypm.proven()")))
 
 
 # ---- the runtime the transformed code calls (as __pypm__) -------------------------------------

@@ -2,7 +2,7 @@
 from saturate import pypm
 from saturate.pypm.core import (ADD, AND, DIV, EQ, GE, GT, LE, LT, MOD, MUL, NE, OP, OR, SUB, TERM,
                                 Alternate, EAttr, EBinary, EBool, EDim, EDtype, EFloat, EIn,
-                                EInt, EInts, ENeg, ENot, ENumel, EOpName, ERank, EShape,
+                                EInt, EInts, ENeg, ENot, ENumel, EOpName, EProven, ERank, EShape,
                                 EString, Guard, HeadName, HeadVar, Match, PAlt, PApp, PCall,
                                 PConst, PVar, Rule, TApp, TConst, TVar, Var)
 
@@ -429,6 +429,36 @@ def r(x):
     assert second.guards == (ENot(cond),)
     assert second.replacement == tapp("clip", TVar(0),
                                       attrs=[("min", EFloat(0.0)), ("max", EFloat(1e30))])
+
+
+def test_proven_makes_both_paths_of_an_if_decided(compiler):
+    f = compiler.core(HEADER + """
+@pattern
+def P(x, y):
+    return Add(x, y)
+
+@rule(P)
+def r(x, y):
+    if pypm.proven(x.shape[0] == y.shape[0]):
+        return Relu(x)
+    return Relu(y)
+""")
+    first, second = f.rules
+    cond = EProven(EBinary(EQ, EDim(0, EInt(0)), EDim(1, EInt(0))))
+    assert first.guards == (cond,) and second.guards == (ENot(cond),)
+    assert (first.replacement, second.replacement) == (tapp("relu", TVar(0)), tapp("relu", TVar(1)))
+    assert pypm.core.format_expr(cond, ["x", "y"]) == "proven(x.shape[0] == y.shape[0])"
+
+
+def test_proven_of_a_python_value_is_bool_and_of_a_number_an_error(compiler):
+    assert pypm.proven(3 == 3) is True and pypm.proven([]) is False
+    error = compiler.error(HEADER + """
+@pattern
+def P(x):
+    assert pypm.proven(x.shape[0])
+    return Relu(x)
+""")
+    assert "pypm.proven()" in str(error)
 
 
 def test_rule_attribute_from_guard_expression(compiler):
