@@ -977,11 +977,15 @@ def ResidualNormWithBias(s, x, skip, g, b, norm: pypm.Op):
     return norm(s, g, b)
 
 
-# ONNX Runtime's kernels take x and skip of one shape, (tokens, D) or (B, S, D), normalize over
+# ONNX Runtime's kernels take x and skip of one shape, (tokens, D) or (B, S, D), or skip (1, S, D)
+# shared by every batch row (BERT's position embeddings when the batch is dynamic), normalize over
 # the last axis and take one parameter per feature.
 @rule(ResidualNormWithBias)
 def fuse_skip_layer_norm(s, x, skip, g, b, norm: pypm.Op):
-    assert x.shape.rank in (2, 3) and skip.shape == x.shape and s.shape == x.shape
+    assert x.shape.rank in (2, 3) and s.shape == x.shape
+    assert skip.shape == x.shape or (x.shape.rank == 3 and skip.shape.rank == 3 and
+                                     skip.shape[0] == 1 and skip.shape[1] == x.shape[1] and
+                                     skip.shape[2] == x.shape[2])
     assert norm.attrs.axis == -1 or norm.attrs.axis == x.shape.rank - 1
     assert g.shape.rank == 1 and g.shape[0] == x.shape[-1]
     assert b.shape.rank == 1 and b.shape[0] == x.shape[-1]
@@ -991,7 +995,10 @@ def fuse_skip_layer_norm(s, x, skip, g, b, norm: pypm.Op):
 
 @rule(ResidualNorm)
 def fuse_skip_rms_norm(s, x, skip, w, norm: pypm.Op):
-    assert x.shape.rank in (2, 3) and skip.shape == x.shape and s.shape == x.shape
+    assert x.shape.rank in (2, 3) and s.shape == x.shape
+    assert skip.shape == x.shape or (x.shape.rank == 3 and skip.shape.rank == 3 and
+                                     skip.shape[0] == 1 and skip.shape[1] == x.shape[1] and
+                                     skip.shape[2] == x.shape[2])
     assert norm.attrs.axis == -1 or norm.attrs.axis == x.shape.rank - 1
     assert w.shape.rank == 1 and w.shape[0] == x.shape[-1]
     fused = SkipRMSNorm(x, skip, w, epsilon=norm.attrs.epsilon)

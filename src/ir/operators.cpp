@@ -461,15 +461,19 @@ Types rms_norm(const Types& in, const Attributes& attrs) {
 }
 
 // x + skip, then normalized over the last axis: (normalized, sum). ONNX Runtime's kernels take
-// x of rank 2 or 3 and one parameter per hidden feature; skip has x's shape.
+// x of rank 2 or 3 and one parameter per hidden feature; skip has x's shape, or (1, S, D) for
+// x (B, S, D), shared by every batch row (BERT's position embeddings under a dynamic batch).
 Types skip_normalization(const Types& in, const std::string& name) {
   require_same_dtype(in);
   const auto& x = in[0];
   if (x.rank() < 2 || x.rank() > 3) {
     shape_error(name + " needs x of rank 2 or 3 (tokens by features), got " + to_string(x));
   }
-  if (in[1].dims != x.dims) {
-    shape_error(name + " skip must have x's shape " + to_string(x.dims) + ", got " +
+  const bool shared_rows = x.rank() == 3 && in[1].dims == Dims{1, x.dims[1], x.dims[2]};
+  if (in[1].dims != x.dims && !shared_rows) {
+    std::string shared =
+        x.rank() == 3 ? " or [1 " + dim_text(x.dims[1]) + " " + dim_text(x.dims[2]) + "]" : "";
+    shape_error(name + " skip must have x's shape " + to_string(x.dims) + shared + ", got " +
                 to_string(in[1]));
   }
   for (size_t i = 2; i < in.size(); ++i) {

@@ -92,10 +92,13 @@ Tensor rms_norm(const Tensor& x, const Tensor& scale, int64_t axis, double epsil
 
 namespace {
 
-// x + skip, same shapes (the shape check guarantees it).
+// x + skip, skip of x's shape or (1, S, D) for x (B, S, D) (the shape check guarantees one of
+// them): a batch row's offset modulo skip's size is its position in skip.
 Tensor residual_sum(const Tensor& x, const Tensor& skip) {
   Tensor sum(x.dims);
-  for (size_t i = 0; i < x.data.size(); ++i) sum.data[i] = x.data[i] + skip.data[i];
+  const size_t row = skip.data.size();
+  if (row == 0) return sum;
+  for (size_t i = 0; i < x.data.size(); ++i) sum.data[i] = x.data[i] + skip.data[i % row];
   return sum;
 }
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "ir/graph_builder.h"
+#include "support/error.h"
 #include "runtime/interpreter.h"
 #include "runtime_test_support.h"
 
@@ -210,6 +211,42 @@ TEST(SkipNormalization, EqualsTheUnfusedFormula) {
       expect_close(got.at("sum"), want.at("sum"));
     }
   }
+}
+
+// skip (1, S, D) for x (B, S, D): every batch row adds the same skip rows, as a broadcasting
+// Add does.
+TEST(SkipNormalization, SharedSkipBroadcastsOverTheBatch) {
+  std::mt19937 engine(12);
+  const Dims dims{3, 4, 8};
+  const Dims shared{1, 4, 8};
+  GraphBuilder fused("fused");
+  std::vector<ValueRef> outputs = fused.apply_outputs(
+      OpKind::SkipRMSNorm,
+      {fused.input("x", dims), fused.input("skip", shared), fused.weight({8}, "gamma")},
+      {{"epsilon", 1e-6}});
+  fused.output("y", outputs[0]);
+  fused.output("sum", outputs[1]);
+  GraphBuilder unfused("unfused");
+  ValueRef sum =
+      unfused.apply(OpKind::Add, {unfused.input("x", dims), unfused.input("skip", shared)});
+  unfused.output("y", unfused.apply(OpKind::RMSNorm, {sum, unfused.weight({8}, "gamma")},
+                                    {{"epsilon", 1e-6}}));
+  unfused.output("sum", sum);
+  TensorMap feeds = {{"x", random_tensor(dims, engine)},
+                     {"skip", random_tensor(shared, engine)},
+                     {"gamma", random_tensor({8}, engine)}};
+  Interpreter interpreter(Precision::F64);
+  TensorMap got = interpreter.run(fused.graph(), feeds);
+  TensorMap want = interpreter.run(unfused.graph(), feeds);
+  expect_close(got.at("y"), want.at("y"));
+  expect_close(got.at("sum"), want.at("sum"));
+  // Any other broadcast is refused by the shape check (the kernels take none).
+  GraphBuilder refused("refused");
+  EXPECT_THROW(refused.apply_outputs(OpKind::SkipRMSNorm,
+                                     {refused.input("x", dims), refused.input("skip", {3, 1, 8}),
+                                      refused.weight({8}, "gamma")},
+                                     {{"epsilon", 1e-6}}),
+               saturate::Error);
 }
 
 TEST(ReduceMean, KeepDims) {

@@ -77,12 +77,26 @@ def test_residual_norms_fuse_and_verify(optimize_verified, tmp_path, norm, kerne
         assert not any(n.op_type == "Add" for n in model.graph.node)
 
 
-@pytest.mark.parametrize("case", ["norm over two axes", "skip broadcast along the batch"])
+@pytest.mark.parametrize("norm,ir_name", [("layer", "skip_layer_norm"), ("rms", "skip_rms_norm")])
+@pytest.mark.parametrize("pre_norm", [True, False])
+def test_a_skip_shared_by_every_batch_row_fuses_and_verifies(optimize_verified, tmp_path, norm,
+                                                             ir_name, pre_norm):
+    """(B, S, D) + (1, S, D), BERT's position embeddings: the kernels broadcast skip over the
+    batch."""
+    source = tmp_path / "residual.onnx"
+    onnx.save(residual_model(norm, pre_norm, (3, 5, 8), skip_shape=(1, 5, 8)), str(source))
+    report, model = optimize_verified(source, tmp_path)
+    assert report["fused_operators"] == {ir_name: 1}
+    (fused,) = fused_nodes(model)
+    assert list(fused.input[:2]) == ["x", "skip"]
+
+
+@pytest.mark.parametrize("case", ["norm over two axes", "skip broadcast along the sequence"])
 def test_what_the_kernels_cannot_compute_does_not_fuse(optimize_verified, tmp_path, case):
     if case == "norm over two axes":
         model = residual_model("layer", True, (2, 5, 8), axis=-2)
     else:
-        model = residual_model("layer", True, (2, 5, 8), skip_shape=(1, 5, 8))
+        model = residual_model("layer", True, (2, 5, 8), skip_shape=(2, 1, 8))
     source = tmp_path / "residual.onnx"
     onnx.save(model, str(source))
     report, written = optimize_verified(source, tmp_path)
