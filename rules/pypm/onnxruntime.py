@@ -413,30 +413,38 @@ def HeadAttentionNoScale(y, qh, kt, vh):
     return MergeHeads(MatMul(probs, vh, activation="none"), y)
 
 
-def head_attention(y, qh, kt, vh, scale, m=None):
+def merged_heads_shape(qh):
+    """(B, S, N H) for query heads (B, N, S, H): a list of the matched dims."""
+    return [qh.shape[0], qh.shape[2], qh.shape[1] * qh.shape[3]]
+
+
+def head_attention(qh, kt, vh, scale, m=None):
     """Self-attention (L = S): MultiHeadAttention on the head tensors merged back into (B, S, D),
     the form the benchmarks measured. A plain helper (not a pattern): the rules below call it
     while they are traced, after checking the shapes."""
-    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
-    k = Reshape(Transpose(kt, perm=[0, 3, 1, 2]), shape=y.shape)
-    v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=y.shape)
+    merged = merged_heads_shape(qh)
+    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=merged)
+    k = Reshape(Transpose(kt, perm=[0, 3, 1, 2]), shape=merged)
+    v = Reshape(Transpose(vh, perm=[0, 2, 1, 3]), shape=merged)
     inputs = [q, k, v] if m is None else [q, k, v, m]
     return MultiHeadAttention(*inputs, num_heads=qh.shape[1], scale=scale)
 
 
-def cached_head_attention(y, qh, kt, vh, scale, m=None):
+def cached_head_attention(qh, kt, vh, scale, m=None):
     """Keys longer (or shorter) than the queries, as in a decoder step attending to a key-value
     cache (the keys concatenated to the cached ones, grouped heads expanded): the keys and values
     stay heads, (B, N, L, H), which ONNX Runtime's MultiHeadAttention reads as its BNSH layout;
     only the query is merged into (B, S, D). A plain helper, like head_attention."""
-    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=y.shape)
+    q = Reshape(Transpose(qh, perm=[0, 2, 1, 3]), shape=merged_heads_shape(qh))
     k = Transpose(kt, perm=[0, 1, 3, 2])
     inputs = [q, k, vh] if m is None else [q, k, vh, m]
     return MultiHeadAttention(*inputs, num_heads=qh.shape[1], scale=scale)
 
 
 # Each head rule checks: (B, N, S, H) queries, (B, N, H, L) keys, (B, N, L, H) values, y
-# (B, S, N H); a mask broadcasting to (B, N, S, L); constant, nonzero scales. Self-attention
+# (B, S, N H), or (B S, N H) where the exporter flattens the merged heads for a Gemm (GPT-2's
+# dynamo export: the fused output is reshaped to y); a mask broadcasting to (B, N, S, L);
+# constant, nonzero scales. Self-attention
 # (L = S at every size) merges every head tensor; any other key length, a cache length not
 # proven equal to the query's (past + sequence against sequence) included, merges only the
 # query: that form is sound at every L.
@@ -444,90 +452,102 @@ def cached_head_attention(y, qh, kt, vh, scale, m=None):
 def fuse_head_attention_split_scale(y, qh, kt, vh, c, c2, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    assert (y.shape.rank == 3 and y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2] or
+            y.shape.rank == 2 and y.shape[0] == qh.shape[0] * qh.shape[2])  # (B, S, D), (B S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
     if pypm.proven(kt.shape[3] == qh.shape[2]):
-        return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
+        fused = head_attention(qh, kt, vh, c.attrs.value * c2.attrs.value, m)
     else:
-        return cached_head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value, m)
+        fused = cached_head_attention(qh, kt, vh, c.attrs.value * c2.attrs.value, m)
+    return fused if y.shape.rank == 3 else Reshape(fused, shape=y.shape)
 
 
 @rule(MaskedHeadAttentionMulScale)
 def fuse_head_attention_mul_scale(y, qh, kt, vh, c, m):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    assert (y.shape.rank == 3 and y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2] or
+            y.shape.rank == 2 and y.shape[0] == qh.shape[0] * qh.shape[2])  # (B, S, D), (B S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
     if pypm.proven(kt.shape[3] == qh.shape[2]):
-        return head_attention(y, qh, kt, vh, c.attrs.value, m)
+        fused = head_attention(qh, kt, vh, c.attrs.value, m)
     else:
-        return cached_head_attention(y, qh, kt, vh, c.attrs.value, m)
+        fused = cached_head_attention(qh, kt, vh, c.attrs.value, m)
+    return fused if y.shape.rank == 3 else Reshape(fused, shape=y.shape)
 
 
 @rule(MaskedHeadAttentionNoScale)
 def fuse_head_attention_no_scale(y, qh, kt, vh, m):
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    assert (y.shape.rank == 3 and y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2] or
+            y.shape.rank == 2 and y.shape[0] == qh.shape[0] * qh.shape[2])  # (B, S, D), (B S, D)
     assert m.shape.rank == 4 and m.shape[0] in (1, qh.shape[0]) and m.shape[1] in (1, qh.shape[1])
     assert m.shape[2] in (1, qh.shape[2]) and m.shape[3] == kt.shape[3]
     if pypm.proven(kt.shape[3] == qh.shape[2]):
-        return head_attention(y, qh, kt, vh, 1.0, m)
+        fused = head_attention(qh, kt, vh, 1.0, m)
     else:
-        return cached_head_attention(y, qh, kt, vh, 1.0, m)
+        fused = cached_head_attention(qh, kt, vh, 1.0, m)
+    return fused if y.shape.rank == 3 else Reshape(fused, shape=y.shape)
 
 
 @rule(HeadAttentionSplitScale)
 def fuse_unmasked_head_attention_split_scale(y, qh, kt, vh, c, c2):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
     assert c2.op == "constant" and c2.shape.numel == 1 and c2.attrs.value != 0
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    assert (y.shape.rank == 3 and y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2] or
+            y.shape.rank == 2 and y.shape[0] == qh.shape[0] * qh.shape[2])  # (B, S, D), (B S, D)
     if pypm.proven(kt.shape[3] == qh.shape[2]):
-        return head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
+        fused = head_attention(qh, kt, vh, c.attrs.value * c2.attrs.value)
     else:
-        return cached_head_attention(y, qh, kt, vh, c.attrs.value * c2.attrs.value)
+        fused = cached_head_attention(qh, kt, vh, c.attrs.value * c2.attrs.value)
+    return fused if y.shape.rank == 3 else Reshape(fused, shape=y.shape)
 
 
 @rule(HeadAttentionMulScale)
 def fuse_unmasked_head_attention_mul_scale(y, qh, kt, vh, c):
     assert c.op == "constant" and c.shape.numel == 1 and c.attrs.value != 0
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    assert (y.shape.rank == 3 and y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2] or
+            y.shape.rank == 2 and y.shape[0] == qh.shape[0] * qh.shape[2])  # (B, S, D), (B S, D)
     if pypm.proven(kt.shape[3] == qh.shape[2]):
-        return head_attention(y, qh, kt, vh, c.attrs.value)
+        fused = head_attention(qh, kt, vh, c.attrs.value)
     else:
-        return cached_head_attention(y, qh, kt, vh, c.attrs.value)
+        fused = cached_head_attention(qh, kt, vh, c.attrs.value)
+    return fused if y.shape.rank == 3 else Reshape(fused, shape=y.shape)
 
 
 @rule(HeadAttentionNoScale)
 def fuse_unmasked_head_attention_no_scale(y, qh, kt, vh):
-    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4 and y.shape.rank == 3
+    assert qh.shape.rank == 4 and kt.shape.rank == 4 and vh.shape.rank == 4
     assert kt.shape[0] == qh.shape[0] and kt.shape[1] == qh.shape[1] and kt.shape[2] == qh.shape[3]
     assert vh.shape[0] == qh.shape[0] and vh.shape[1] == qh.shape[1]
     assert vh.shape[2] == kt.shape[3] and vh.shape[3] == qh.shape[3]
-    assert y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2]  # y is (B, S, D)
+    assert (y.shape.rank == 3 and y.shape[0] == qh.shape[0] and y.shape[1] == qh.shape[2] or
+            y.shape.rank == 2 and y.shape[0] == qh.shape[0] * qh.shape[2])  # (B, S, D), (B S, D)
     if pypm.proven(kt.shape[3] == qh.shape[2]):
-        return head_attention(y, qh, kt, vh, 1.0)
+        fused = head_attention(qh, kt, vh, 1.0)
     else:
-        return cached_head_attention(y, qh, kt, vh, 1.0)
+        fused = cached_head_attention(qh, kt, vh, 1.0)
+    return fused if y.shape.rank == 3 else Reshape(fused, shape=y.shape)
 
 
 # ---- self-attention with its projections (com.microsoft.Attention) -----------------------------

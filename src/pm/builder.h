@@ -55,6 +55,12 @@ inline Expr ints(std::vector<int64_t> values) {
   e.ints = std::move(values);
   return e;
 }
+inline Expr list(std::vector<Expr> items) {
+  Expr e;
+  e.tag = Expr::Tag::List;
+  e.operands = std::move(items);
+  return e;
+}
 inline Expr var_expr(Expr::Tag tag, uint32_t var) {
   Expr e;
   e.tag = tag;

@@ -50,6 +50,7 @@ struct Expr {
     Bool = 2,     // bool_value
     String = 3,   // text
     Ints = 4,     // ints
+    List = 5,     // operands: int expressions, a list of ints (a shape built from dims)
     Rank = 10,    // var (term)
     Dim = 11,     // var (term), operands[0] = index
     Numel = 12,   // var (term)

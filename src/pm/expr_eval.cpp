@@ -120,6 +120,17 @@ class Evaluator {
       case Expr::Tag::Ints:
         for (int64_t i : expr.ints) plain_int(i, expr);
         return expr.ints;
+      case Expr::Tag::List: {
+        // Items are ints or dims (symbolic ones stay handles, as in a shape).
+        std::vector<int64_t> items;
+        for (const Expr& item : expr.operands) {
+          ExprValue value = eval(item);
+          const auto* i = std::get_if<int64_t>(&value);
+          if (i == nullptr) fail(expr, "a list item must be an int, got " + kind_name(value));
+          items.push_back(*i);
+        }
+        return items;
+      }
       case Expr::Tag::Rank:
         return static_cast<int64_t>(type(expr).rank());
       case Expr::Tag::Dim:

@@ -346,6 +346,12 @@ class PmbReader {
         for (uint32_t i = 0; i < n; ++i) expr.ints.push_back(i64("a list item"));
         break;
       }
+      case 5: {
+        expr.tag = Expr::Tag::List;
+        uint32_t n = count("list expression items", 1);
+        for (uint32_t i = 0; i < n; ++i) expr.operands.push_back(read_expr(vars));
+        break;
+      }
       case 10:
       case 11:
       case 12:

@@ -149,6 +149,10 @@ class PmbWriter {
         u32(expr.ints.size());
         for (int64_t value : expr.ints) i64(value);
         return;
+      case Expr::Tag::List:
+        u32(expr.operands.size());
+        for (const Expr& item : expr.operands) write(item);
+        return;
       case Expr::Tag::Rank:
       case Expr::Tag::Numel:
       case Expr::Tag::DType:

@@ -25,6 +25,7 @@ bool is_known_expr_tag(Expr::Tag tag) {
     case Expr::Tag::Bool:
     case Expr::Tag::String:
     case Expr::Tag::Ints:
+    case Expr::Tag::List:
     case Expr::Tag::Rank:
     case Expr::Tag::Dim:
     case Expr::Tag::Numel:
@@ -53,7 +54,8 @@ std::optional<size_t> expected_operands(Expr::Tag tag) {
     case Expr::Tag::Binary:
       return 2;
     case Expr::Tag::In:
-      return std::nullopt;  // one or more
+    case Expr::Tag::List:
+      return std::nullopt;  // In: one or more; List: any number
     default:
       return 0;
   }
@@ -165,7 +167,9 @@ class ModuleChecker {
       fail("unknown binary operator");
     }
     std::optional<size_t> expected = expected_operands(expr.tag);
-    if (expected ? expr.operands.size() != *expected : expr.operands.empty()) {
+    // A list expression may be empty (a scalar's shape); `in` needs a needle and one choice.
+    if (expected ? expr.operands.size() != *expected
+                 : expr.tag != Expr::Tag::List && expr.operands.empty()) {
       fail("expression has the wrong number of operands");
     }
     for (const Expr& operand : expr.operands) check_expr(operand);

@@ -80,6 +80,13 @@ std::string to_string(const Expr& expr, const std::vector<Var>& vars) {
       return quoted(expr.text);
     case Expr::Tag::Ints:
       return ints_text(expr.ints);
+    case Expr::Tag::List: {
+      std::string items;
+      for (const Expr& item : expr.operands) {
+        items += (items.empty() ? "" : ", ") + to_string(item, vars);
+      }
+      return "[" + items + "]";
+    }
     case Expr::Tag::Rank:
       return var + ".shape.rank";
     case Expr::Tag::Dim:

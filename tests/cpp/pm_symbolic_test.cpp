@@ -189,6 +189,17 @@ TEST(SymbolicGuards, ProvenTurnsUndecidedIntoFalseAndNothingElse) {
                PatternError);
 }
 
+TEST(SymbolicGuards, AListOfDimsIsAShape) {
+  // [batch, sequence * 64]: what a rule writes as a reshape target from matched dims.
+  Expr merged = list({d(x, 0), mul(d(y, 1), d(y, 2))});
+  EXPECT_EQ(to_string(*value_of(merged)), "[batch, 64*sequence]");
+  EXPECT_TRUE(holds(eq(list({d(x, 0), d(x, 1), integer(64)}), shape(y))));
+  EXPECT_EQ(to_string(*value_of(list({}))), "[]");
+  SymbolicScope scope;
+  EXPECT_THROW(evaluate(list({d(x, 0), boolean(true)}), scope, [] { return std::string(); }),
+               PatternError);
+}
+
 TEST(SymbolicGuards, LiteralsCannotPoseAsHandles) {
   SymbolicScope scope;
   EXPECT_THROW(evaluate(integer(ir::kFirstSymbolicDim), scope, [] { return std::string(); }),

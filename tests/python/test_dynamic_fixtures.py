@@ -107,15 +107,14 @@ def test_decoder_with_past_keeps_its_axes_and_verifies(saturate, tmp_path, name)
     fused = report["fused_operators"]
     # The norms and activations fuse as in the pinned export, and attention over the cache
     # (keys of past + sequence positions, not proven equal to the queries') into
-    # MultiHeadAttention with the keys and values as heads, one per layer. Not yet in GPT-2's
-    # dynamo export, whose attention output is reshaped straight to (B*S, D) for its Gemm.
+    # MultiHeadAttention with the keys and values as heads, one per layer (GPT-2's dynamo
+    # export reshapes the attention output straight to (B*S, D) for its Gemm: fused too).
     if name.startswith("gpt2"):
         # The embeddings' sum (B, S, H) + (1, S, H) fuses too, as in the static export.
         assert fused.get("fast_gelu") == 2 and fused.get("skip_layer_norm") == 5
     else:
         assert fused.get("quick_gelu") == 2 and fused.get("skip_rms_norm") == 4
-    attention = 0 if name == "gpt2_past.dynamo" else 2
-    assert fused.get("multi_head_attention", 0) == attention
+    assert fused.get("multi_head_attention") == 2
     # An empty cache is among the sizes checked.
     assert any(shapes["past_key_0"][2] == 0 for shapes in report["verify_input_shapes"])
 

@@ -182,6 +182,8 @@ def expr_vars(e) -> set[int]:
         return expr_vars(e.operand)
     if isinstance(e, core.EBinary):
         return expr_vars(e.lhs) | expr_vars(e.rhs)
+    if isinstance(e, core.EList):
+        return set().union(*(expr_vars(i) for i in e.items))
     if isinstance(e, core.EIn):
         out = expr_vars(e.operand)
         for i in e.items:

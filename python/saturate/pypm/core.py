@@ -60,6 +60,12 @@ class EInts:
 
 
 @dataclass(frozen=True)
+class EList:
+    """A list of int expressions (a shape built from matched dims: [b, s, h * d])."""
+    items: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
 class ERank:
     var: int
 
@@ -131,7 +137,7 @@ class EIn:
     items: tuple["Expr", ...]
 
 
-Expr = Union[EInt, EFloat, EBool, EString, EInts, ERank, EDim, ENumel, EDtype, EOpName, EAttr,
+Expr = Union[EInt, EFloat, EBool, EString, EInts, EList, ERank, EDim, ENumel, EDtype, EOpName, EAttr,
              EShape, ENot, EProven, ENeg, EBinary, EIn]
 
 
@@ -269,6 +275,8 @@ def format_expr(e: Expr, names: list[str], op_vars: frozenset[int] = frozenset()
             return repr(e.value)
         if isinstance(e, EInts):
             return "[" + ", ".join(map(str, e.values)) + "]"
+        if isinstance(e, EList):
+            return "[" + ", ".join(go(i, 0) for i in e.items) + "]"
         if isinstance(e, ERank):
             return f"{names[e.var]}.shape.rank"
         if isinstance(e, EDim):

@@ -10,7 +10,7 @@ import struct
 
 from . import core
 from .serialize import (CALLARG_HEAD, CALLARG_PATTERN, CON_GUARD, CON_MATCH, EX_ATTR, EX_BINARY,
-                        EX_BOOL, EX_DIM, EX_DTYPE, EX_FLOAT, EX_IN, EX_INT, EX_INTS, EX_NEG,
+                        EX_BOOL, EX_DIM, EX_DTYPE, EX_FLOAT, EX_IN, EX_INT, EX_INTS, EX_LIST, EX_NEG,
                         EX_NOT, EX_NUMEL, EX_OPNAME, EX_PROVEN, EX_RANK, EX_SHAPE, EX_STRING, HEAD_NAME,
                         HEAD_VAR, MAGIC, PAT_ALT, PAT_APP, PAT_CALL, PAT_CONST, PAT_VAR,
                         TERM_APP, TERM_CONST, TERM_VAR, VERSION)
@@ -102,6 +102,9 @@ class _Reader:
         if tag == EX_INTS:
             n = self.count("ints", 8)
             return core.EInts(tuple(self.i64() for _ in range(n)))
+        if tag == EX_LIST:
+            n = self.count("list items", 1)
+            return core.EList(tuple(self.expr() for _ in range(n)))
         if tag == EX_RANK:
             return core.ERank(self.var(core.TERM))
         if tag == EX_DIM:

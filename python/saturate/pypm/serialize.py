@@ -21,7 +21,7 @@ PAT_VAR, PAT_APP, PAT_CONST, PAT_CALL, PAT_ALT = 0, 1, 2, 3, 4
 CALLARG_PATTERN, CALLARG_HEAD = 0, 1
 CON_GUARD, CON_MATCH = 0, 1
 TERM_VAR, TERM_APP, TERM_CONST = 0, 1, 2
-(EX_INT, EX_FLOAT, EX_BOOL, EX_STRING, EX_INTS) = (0, 1, 2, 3, 4)
+(EX_INT, EX_FLOAT, EX_BOOL, EX_STRING, EX_INTS, EX_LIST) = (0, 1, 2, 3, 4, 5)
 (EX_RANK, EX_DIM, EX_NUMEL, EX_DTYPE, EX_OPNAME, EX_ATTR, EX_SHAPE) = (10, 11, 12, 13, 14, 15, 16)
 (EX_NOT, EX_NEG, EX_BINARY, EX_IN, EX_PROVEN) = (20, 21, 22, 23, 24)
 
@@ -66,6 +66,11 @@ class _Writer:
         elif isinstance(e, core.EString):
             self.u8(EX_STRING)
             self.str(e.value)
+        elif isinstance(e, core.EList):
+            self.u8(EX_LIST)
+            self.u32(len(e.items))
+            for item in e.items:
+                self.expr(item)
         elif isinstance(e, core.EInts):
             self.u8(EX_INTS)
             self.u32(len(e.values))

@@ -596,8 +596,14 @@ def to_expr(v: Any):
     if isinstance(v, (list, tuple)):
         if all(isinstance(x, int) and not isinstance(x, bool) for x in v):
             return core.EInts(tuple(_check_i64(x) for x in v))
-        raise PyPMError("only lists of int literals are expression values (a list holding "
-                        "expressions or other values is not)")
+        if all(isinstance(x, Expr) or isinstance(x, int) and not isinstance(x, bool) for x in v):
+            # A shape built from matched dims: [x.shape[0], x.shape[1] * x.shape[2]].
+            items = tuple(to_expr(x) for x in v)
+            for item in items:
+                if expr_kind(item) not in ("int", None):
+                    raise PyPMError(f"a list expression holds ints, got a {expr_kind(item)}")
+            return core.EList(items)
+        raise PyPMError("a list expression holds ints and int expressions only")
     if isinstance(v, TermVar):
         raise PyPMError(f"'{v._display()}' is a graph value, not an expression: use "
                         f"{v._display()}.shape, .dtype, .op or .attrs.name")
@@ -627,7 +633,7 @@ def expr_kind(e) -> Optional[str]:
         return "float"
     if isinstance(e, core.EString):
         return "string"
-    if isinstance(e, (core.EInts, core.EShape)):
+    if isinstance(e, (core.EInts, core.EList, core.EShape)):
         return "ints"
     if isinstance(e, (core.ERank, core.EDim, core.ENumel)):
         return "int"

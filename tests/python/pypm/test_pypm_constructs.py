@@ -2,7 +2,7 @@
 from saturate import pypm
 from saturate.pypm.core import (ADD, AND, DIV, EQ, GE, GT, LE, LT, MOD, MUL, NE, OP, OR, SUB, TERM,
                                 Alternate, EAttr, EBinary, EBool, EDim, EDtype, EFloat, EIn,
-                                EInt, EInts, ENeg, ENot, ENumel, EOpName, EProven, ERank, EShape,
+                                EInt, EInts, EList, ENeg, ENot, ENumel, EOpName, EProven, ERank, EShape,
                                 EString, Guard, HeadName, HeadVar, Match, PAlt, PApp, PCall,
                                 PConst, PVar, Rule, TApp, TConst, TVar, Var)
 
@@ -448,6 +448,32 @@ def r(x, y):
     assert first.guards == (cond,) and second.guards == (ENot(cond),)
     assert (first.replacement, second.replacement) == (tapp("relu", TVar(0)), tapp("relu", TVar(1)))
     assert pypm.core.format_expr(cond, ["x", "y"]) == "proven(x.shape[0] == y.shape[0])"
+
+
+def test_a_list_of_dims_is_a_shape_attribute(compiler):
+    f = compiler.core(HEADER + """
+@pattern
+def P(x):
+    return Relu(x)
+
+@rule(P)
+def r(x):
+    return Reshape(Relu(x), shape=[x.shape[0] * x.shape[1], -1])
+""")
+    (r,) = f.rules
+    shape = dict(r.replacement.attrs)["shape"]
+    assert shape == EList((EBinary(MUL, EDim(0, EInt(0)), EDim(0, EInt(1))), EInt(-1)))
+    assert pypm.core.format_expr(shape, ["x"]) == "[x.shape[0] * x.shape[1], -1]"
+    error = compiler.error(HEADER + """
+@pattern
+def P(x):
+    return Relu(x)
+
+@rule(P)
+def r(x):
+    return Reshape(Relu(x), shape=[x.shape[0], x.dtype])
+""")
+    assert "holds ints" in str(error)
 
 
 def test_proven_of_a_python_value_is_bool_and_of_a_number_an_error(compiler):
