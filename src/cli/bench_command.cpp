@@ -21,6 +21,7 @@
 #include "eqsat/optimizer.h"
 #include "runtime/interpreter.h"
 #include "runtime/onednn_executor.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/strings.h"
 

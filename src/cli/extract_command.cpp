@@ -9,6 +9,7 @@
 #include "extract/egraph_json.h"
 #include "extract/extractor.h"
 #include "extract/milp_solver.h"
+#include "support/atomic_file.h"
 #include "support/deadline.h"
 #include "support/error.h"
 #include "support/strings.h"

@@ -27,6 +27,7 @@
 #include "pm/explain.h"
 #include "pm/format_reader.h"
 #include "pm/rewriter.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/python_helper.h"
 #include "support/strings.h"

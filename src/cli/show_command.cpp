@@ -11,6 +11,7 @@
 #include "ir/dot_writer.h"
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
+#include "support/atomic_file.h"
 #include "support/strings.h"
 
 namespace saturate::cli {

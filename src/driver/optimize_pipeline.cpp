@@ -19,6 +19,7 @@
 #include "ir/text_format.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnxruntime_helper.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/python_helper.h"
 #include "support/strings.h"

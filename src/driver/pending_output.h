@@ -1,37 +1,38 @@
 #pragma once
 
-// A file a run produces while it works (the e-graph files): written to a temporary name beside
-// it and moved into place only once everything succeeded and verified.
+// A file a run produces while it works (the e-graph files): written to a uniquely named
+// temporary beside it and moved into place only once everything succeeded and verified
+// (support/atomic_file.h).
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <system_error>
 
-#include "support/error.h"
+#include "support/atomic_file.h"
 
 namespace saturate::driver {
 
 class PendingOutput {
  public:
-  explicit PendingOutput(std::string path)
-      : path_(std::move(path)), temporary_(path_.empty() ? "" : path_ + ".tmp-saturate-egraph") {}
-  PendingOutput(const PendingOutput&) = delete;
-  PendingOutput& operator=(const PendingOutput&) = delete;
-  ~PendingOutput() {
-    std::error_code ignored;
-    if (!temporary_.empty()) std::filesystem::remove(temporary_, ignored);
-  }
+  explicit PendingOutput(const std::string& path)
+      : staged_(path.empty() ? nullptr : std::make_unique<StagedFile>(path)) {}
+
   // Where the writer writes; empty when the file was not asked for.
-  const std::string& temporary() const { return temporary_; }
+  const std::string& temporary() const {
+    static const std::string none;
+    return staged_ ? staged_->temporary() : none;
+  }
+  // Moves the written file into place; nothing when it was not asked for or not written (the
+  // temporary is still empty).
   void commit() {
-    if (temporary_.empty() || !std::filesystem::exists(temporary_)) return;
     std::error_code error;
-    std::filesystem::rename(temporary_, path_, error);
-    if (error) throw Error("cannot move the written file into place at '" + path_ + "'");
+    if (staged_ && std::filesystem::file_size(staged_->temporary(), error) > 0 && !error) {
+      staged_->commit();
+    }
   }
 
  private:
-  std::string path_;
-  std::string temporary_;
+  std::unique_ptr<StagedFile> staged_;
 };
 
 }  // namespace saturate::driver

@@ -10,6 +10,7 @@
 #include "eqsat/extraction_bridge.h"
 #include "eqsat/graph_conversion.h"
 #include "extract/egraph_json.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/strings.h"
 

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/strings.h"
 

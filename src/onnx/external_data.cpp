@@ -56,13 +56,14 @@ std::filesystem::path resolve(const std::filesystem::path& base_dir, const std::
 }  // namespace
 
 int load_external_data(::onnx::ModelProto& model, const std::filesystem::path& base_dir,
-                       const std::string& source) {
+                       const std::string& source, std::set<std::string>* files) {
   int loaded = 0;
   for (auto& tensor : *model.mutable_graph()->mutable_initializer()) {
     if (tensor.data_location() != ::onnx::TensorProto::EXTERNAL) continue;
     const std::string what = source + ": initializer " + tensor.name();
     Location location = location_of(tensor, what);
     std::filesystem::path path = resolve(base_dir, location.file, what);
+    if (files != nullptr) files->insert(path.string());
     auto dtype = to_ir_dtype(tensor.data_type());
     if (!dtype) {
       throw Error(what + " has element type " + data_type_name(tensor.data_type()) +

@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 namespace saturate::onnx {
@@ -13,8 +14,8 @@ namespace saturate::onnx {
 // sees ordinary raw data. Locations are relative to `base_dir`; one that is absolute or leads
 // out of it is refused. Throws saturate::Error, prefixed with `source`, naming the tensor and
 // the file when the file is missing or too short, or the length disagrees with the shape.
-// Returns the number of tensors read.
+// Returns the number of tensors read; `files`, when given, receives each data file's path.
 int load_external_data(::onnx::ModelProto& model, const std::filesystem::path& base_dir,
-                       const std::string& source);
+                       const std::string& source, std::set<std::string>* files = nullptr);
 
 }  // namespace saturate::onnx

@@ -1,22 +1,13 @@
 #include "onnx/external_data_writer.h"
 
-#include <cstdio>
-
 #include "support/error.h"
 
 namespace saturate::onnx {
 
-ExternalDataWriter::ExternalDataWriter(std::string temporary_path, std::string location)
-    : temporary_path_(std::move(temporary_path)), location_(std::move(location)) {
-  out_.open(temporary_path_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw Error("cannot open '" + temporary_path_ + "' for writing external data");
-}
-
-ExternalDataWriter::~ExternalDataWriter() {
-  if (!committed_) {
-    out_.close();
-    std::remove(temporary_path_.c_str());
-  }
+ExternalDataWriter::ExternalDataWriter(std::string path, std::string location)
+    : path_(std::move(path)), location_(std::move(location)) {
+  out_.open(path_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw Error("cannot open '" + path_ + "' for writing external data");
 }
 
 void ExternalDataWriter::append(::onnx::TensorProto& tensor, const char* bytes, size_t size) {
@@ -26,7 +17,7 @@ void ExternalDataWriter::append(::onnx::TensorProto& tensor, const char* bytes, 
   out_.write(kZeros, static_cast<std::streamsize>(padding));
   offset_ += padding;
   out_.write(bytes, static_cast<std::streamsize>(size));
-  if (!out_) throw Error("error while writing external data to '" + temporary_path_ + "'");
+  if (!out_) throw Error("error while writing external data to '" + path_ + "'");
   tensor.clear_raw_data();
   tensor.set_data_location(::onnx::TensorProto::EXTERNAL);
   auto add = [&tensor](const std::string& key, const std::string& value) {
@@ -40,14 +31,10 @@ void ExternalDataWriter::append(::onnx::TensorProto& tensor, const char* bytes, 
   offset_ += size;
 }
 
-void ExternalDataWriter::commit(const std::string& final_path) {
+void ExternalDataWriter::finish() {
   out_.flush();
-  if (!out_) throw Error("error while writing external data to '" + temporary_path_ + "'");
   out_.close();
-  if (std::rename(temporary_path_.c_str(), final_path.c_str()) != 0) {
-    throw Error("cannot move the external data into place at '" + final_path + "'");
-  }
-  committed_ = true;
+  if (!out_) throw Error("error while writing external data to '" + path_ + "'");
 }
 
 }  // namespace saturate::onnx

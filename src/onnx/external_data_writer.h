@@ -13,10 +13,10 @@ namespace saturate::onnx {
 
 class ExternalDataWriter {
  public:
-  // Writes to `temporary_path`; the model refers to the data as `location` (the data file's
-  // name beside the model). Throws saturate::Error when the file cannot be opened.
-  ExternalDataWriter(std::string temporary_path, std::string location);
-  ~ExternalDataWriter();
+  // Writes to `path` (a staged temporary its owner moves into place); the model refers to the
+  // data as `location` (the data file's name beside the model). Throws saturate::Error when the
+  // file cannot be opened.
+  ExternalDataWriter(std::string path, std::string location);
   ExternalDataWriter(const ExternalDataWriter&) = delete;
   ExternalDataWriter& operator=(const ExternalDataWriter&) = delete;
 
@@ -24,17 +24,16 @@ class ExternalDataWriter {
   // `tensor` at them. Throws saturate::Error on a write failure.
   void append(::onnx::TensorProto& tensor, const char* bytes, size_t size);
 
-  // Flushes and moves the data file to `final_path`; until then the destructor removes it.
-  void commit(const std::string& final_path);
+  // Flushes and closes the file; throws saturate::Error when a write failed.
+  void finish();
 
   uint64_t size() const { return offset_; }
 
  private:
-  std::string temporary_path_;
+  std::string path_;
   std::string location_;
   std::ofstream out_;
   uint64_t offset_ = 0;
-  bool committed_ = false;
 };
 
 }  // namespace saturate::onnx

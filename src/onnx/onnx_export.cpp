@@ -19,12 +19,14 @@
 #include "ir/weight_only.h"
 #include "onnx/external_data_writer.h"
 #include "onnx/host_tensor.h"
+#include "onnx/model_with_data_output.h"
 #include "onnx/onnx_exporter.h"
 #include "onnx/onnx_tensor_data.h"
 #include "onnx/onnxruntime_schemas.h"
 #include "onnx/protobuf_log.h"
 #include "onnx/symbolic_folding.h"
 #include "runtime/interpreter.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -608,17 +610,16 @@ void write_onnx(const ir::Graph& graph, const OnnxModel& source, const std::stri
     write_file_atomically(path, export_onnx(graph, source));
     return;
   }
-  // model.onnx + model.onnx.data: the data file is written while the initializers are emitted,
-  // and moved into place only once the model serialized.
-  const std::string data_path = path + ".data";
-  const std::string location = std::filesystem::path(data_path).filename().string();
-  ExternalDataWriter external(data_path + ".tmp-saturate", location);
+  // model.onnx + its data file: the data is written while the initializers are emitted, and the
+  // pair becomes visible in one step once the model serialized (onnx/model_with_data_output.h).
+  ModelWithDataOutput output(path, source.external_files);
+  ExternalDataWriter external(output.data_temporary(), output.location());
   std::string bytes = with_protobuf_log(graph, [&] {
     ModelProto model = Exporter(graph, source, &external).run();
     return serialize_model(model, graph, /*external_data=*/true);
   });
-  external.commit(data_path);
-  write_file_atomically(path, bytes);
+  external.finish();
+  output.commit(bytes);
 }
 
 OnnxModel make_export_source(const ir::Graph& graph,

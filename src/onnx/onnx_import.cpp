@@ -338,11 +338,13 @@ OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,
   // relates at least one more name; a few suffice, the cap only guards).
   for (int pass = 0;; ++pass) {
     ModelProto model = parse_model(bytes, source);
+    std::set<std::string> files;
     int external = related.external_data_dir.empty()
                        ? 0
-                       : load_external_data(model, related.external_data_dir, source);
+                       : load_external_data(model, related.external_data_dir, source, &files);
     OnnxModel result = import_onnx_model(std::move(model), source, related);
     result.external_tensors = external;
+    result.external_files = std::move(files);
     if (result.new_relations.empty() || pass >= 4) return result;
     for (auto& [name, expression] : result.new_relations) related.related_dims[name] = expression;
   }

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,8 +38,10 @@ struct OnnxModel {
   // Nodes import folded into initializers (shape arithmetic, masks), by ONNX op type.
   int folded_nodes = 0;
   std::map<std::string, int> folded_by_op;
-  // Initializers read from external data files (model.onnx.data).
+  // Initializers read from external data files (model.onnx.data), and those files' paths (an
+  // output never replaces or removes them).
   int external_tensors = 0;
+  std::set<std::string> external_files;
   // The dims import pinned (`--input-shape NAME=1,128`), by graph input name: the original
   // model may still declare those dimensions dynamic, so ONNX Runtime's checks of it and of its
   // rewrite feed inputs of these shapes (ModelCheckRequest::input_shapes).

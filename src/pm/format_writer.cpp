@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "support/atomic_file.h"
 #include "support/strings.h"
 
 namespace saturate::pm {

@@ -60,22 +60,4 @@ std::string read_file(const std::string& path) {
   return contents.str();
 }
 
-void write_file_atomically(const std::string& path, std::string_view contents) {
-  const std::string temporary = path + ".tmp-saturate";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot open '" + path + "' for writing");
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw Error("error while writing '" + path + "'");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Error("cannot move the written file into place at '" + path + "'");
-  }
-}
-
 }  // namespace saturate

@@ -35,7 +35,4 @@ bool ends_with(std::string_view text, std::string_view suffix);
 // Reads a whole file; throws saturate::Error naming the path when it cannot.
 std::string read_file(const std::string& path);
 
-// Writes through a temporary file and a rename, so a failure never leaves a partial file.
-void write_file_atomically(const std::string& path, std::string_view contents);
-
 }  // namespace saturate

@@ -1,0 +1,160 @@
+#include "support/atomic_file.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "support/error.h"
+
+namespace saturate {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kTemporaryTag = ".tmp-saturate-";
+
+fs::path directory_of(const fs::path& path) {
+  return path.has_parent_path() ? path.parent_path() : fs::path(".");
+}
+
+// Temporaries of `name` left by runs that were killed (their process is gone): removed, so that
+// killed runs do not fill the disk. A live run's temporaries are kept.
+void remove_orphaned_temporaries(const fs::path& directory, const std::string& name) {
+  const std::string prefix = "." + name + std::string(kTemporaryTag);
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(directory, error)) {
+    std::string file = entry.path().filename().string();
+    if (file.rfind(prefix, 0) != 0) continue;
+    // .NAME.tmp-saturate-PID-XXXXXX
+    const std::string rest = file.substr(prefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(rest.c_str(), &end, 10);
+    if (end != rest.c_str() + dash || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    fs::remove(entry.path(), ignored);
+  }
+}
+
+mode_t default_mode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+bool is_special(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return false;
+  return S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) || S_ISFIFO(info.st_mode) ||
+         S_ISSOCK(info.st_mode);
+}
+
+void write_all(int fd, std::string_view contents, const std::string& path) {
+  size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error("error while writing '" + path + "': " + os_reason());
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::string resolve_links(const std::string& path) {
+  fs::path current = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code error;
+    if (!fs::is_symlink(fs::symlink_status(current, error))) return current.string();
+    fs::path next = fs::read_symlink(current, error);
+    if (error) throw Error("cannot read the symbolic link '" + current.string() + "'");
+    current = next.is_absolute() ? next : current.parent_path() / next;
+  }
+  throw Error("too many levels of symbolic links at '" + path + "'");
+}
+
+std::string os_reason() {
+  return std::strerror(errno);
+}
+
+StagedFile::StagedFile(const std::string& path) : target_(resolve_links(path)) {
+  const fs::path target(target_);
+  std::error_code error;
+  if (fs::is_directory(target, error)) throw Error("'" + path + "' is a directory");
+  const fs::path directory = directory_of(target);
+  const std::string name = target.filename().string();
+  remove_orphaned_temporaries(directory, name);
+  std::string pattern = (directory / ("." + name + std::string(kTemporaryTag) +
+                                      std::to_string(::getpid()) + "-XXXXXX"))
+                            .string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) throw Error("cannot create a file beside '" + path + "': " + os_reason());
+  ::close(fd);
+  temporary_ = pattern;
+}
+
+StagedFile::~StagedFile() {
+  if (!committed_) ::unlink(temporary_.c_str());
+}
+
+void StagedFile::commit() {
+  struct stat previous {};
+  const mode_t mode =
+      ::stat(target_.c_str(), &previous) == 0 ? (previous.st_mode & 07777) : default_mode();
+  const int fd = ::open(temporary_.c_str(), O_RDONLY);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string reason = os_reason();
+    if (fd >= 0) ::close(fd);
+    throw Error("cannot write '" + target_ + "': " + reason);
+  }
+  ::close(fd);
+  if (::chmod(temporary_.c_str(), mode) != 0 ||
+      ::rename(temporary_.c_str(), target_.c_str()) != 0) {
+    throw Error("cannot move the written file into place at '" + target_ + "': " + os_reason());
+  }
+  committed_ = true;
+  // The rename itself reaches the disk with the directory.
+  const int directory = ::open(directory_of(target_).c_str(), O_RDONLY | O_DIRECTORY);
+  if (directory >= 0) {
+    ::fsync(directory);
+    ::close(directory);
+  }
+}
+
+void write_file_atomically(const std::string& path, std::string_view contents) {
+  const std::string target = resolve_links(path);
+  if (is_special(target)) {
+    // /dev/stdout, a FIFO: written to, never replaced by a regular file.
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + os_reason());
+    try {
+      write_all(fd, contents, path);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+    return;
+  }
+  StagedFile staged(target);
+  const int fd = ::open(staged.temporary().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + os_reason());
+  try {
+    write_all(fd, contents, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw Error("error while writing '" + path + "': " + os_reason());
+  staged.commit();
+}
+
+}  // namespace saturate
