@@ -731,7 +731,7 @@ const std::vector<ErrorCase>& error_cases() {
        OpKind::SkipLayerNorm,
        {f32({2, 3, 4}), f32({3, 4}), f32({4}), f32({4})},
        {},
-       {"skip_layer_norm skip must have x's shape [2 3 4], got f32[3 4]"}},
+       {"skip_layer_norm skip must have x's shape [2 3 4] or [1 3 4], got f32[3 4]"}},
       {"skip_rms_norm scale",
        OpKind::SkipRMSNorm,
        {f32({2, 3, 4}), f32({2, 3, 4}), f32({3})},

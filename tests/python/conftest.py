@@ -43,6 +43,12 @@ def saturate():
 
 
 @pytest.fixture(scope="session")
+def saturate_program() -> pathlib.Path:
+    """The saturate program under test, for tests that start it themselves (Popen)."""
+    return saturate_binary()
+
+
+@pytest.fixture(scope="session")
 def saturate_api():
     """The saturate package with its C++ extension; skips where it is not built (a
     sanitizer-only build has none, see CMakeLists.txt)."""

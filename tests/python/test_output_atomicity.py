@@ -16,7 +16,6 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 from onnx import numpy_helper  # noqa: E402
 
-from conftest import saturate_binary  # noqa: E402
 from saturate import onnx_check  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -63,14 +62,14 @@ def test_replacing_a_model_with_external_data_replaces_the_pair(saturate, tmp_pa
     assert litter(out.parent) == []
 
 
-def test_two_runs_writing_one_output_leave_one_whole_pair(saturate, tmp_path):
+def test_two_runs_writing_one_output_leave_one_whole_pair(saturate, saturate_program, tmp_path):
     """Both runs exit 0; what is visible computes exactly what one of the two inputs does (a
     model of one run with the data of the other computes neither)."""
     first, second = bert_variant(tmp_path / "a", 1.0), bert_variant(tmp_path / "b", 1.5)
     for trial in range(3):
         out = tmp_path / f"out{trial}" / "model.onnx"
         out.parent.mkdir()
-        runs = [subprocess.Popen([str(saturate_binary()), *map(str, optimize_args(s, out))],
+        runs = [subprocess.Popen([str(saturate_program), *map(str, optimize_args(s, out))],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 for s in (first, second)]
         for run in runs:
