@@ -117,4 +117,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    from saturate import child_guard
+
+    child_guard.apply_from_environment()
     sys.exit(main())

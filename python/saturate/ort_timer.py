@@ -205,4 +205,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from saturate import child_guard
+
+    child_guard.apply_from_environment()
     sys.exit(main())

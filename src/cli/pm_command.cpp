@@ -2,6 +2,8 @@
 // file; `apply` loads a .pmb and rewrites a graph greedily (or explains why a node does not
 // match).
 
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -38,6 +40,9 @@ namespace {
 struct CompileOptions {
   std::string source;
   std::string output;
+  // A pattern file is Python: it runs with a bound on wall time and memory.
+  unsigned time_limit_seconds = 120;
+  unsigned memory_limit_mb = 4096;
 };
 
 struct ApplyOptions {
@@ -60,8 +65,16 @@ void run_compile(const CompileOptions& options) {
   // The front end is Python; it writes the output atomically and reports FILE:LINE errors.
   std::vector<std::string> args = {"compile", options.source};
   if (!options.output.empty()) args.insert(args.end(), {"-o", options.output});
-  const CompletedProcess done = run_python_module("saturate.pypm", args);
+  const CompletedProcess done = run_python_module(
+      "saturate.pypm", args,
+      {"SATURATE_CHILD_WALL_SECONDS=" + std::to_string(options.time_limit_seconds),
+       "SATURATE_CHILD_MEMORY_BYTES=" + std::to_string(uint64_t{options.memory_limit_mb} << 20)});
   std::fputs(done.output.c_str(), stdout);
+  if (done.signal == SIGALRM) {
+    throw Error("pm compile: " + options.source + " did not finish within " +
+                std::to_string(options.time_limit_seconds) +
+                " s (a loop in a pattern method? raise --time-limit if it is just large)");
+  }
   if (done.exit_code != 0)
     throw Error("pm compile: the PyPM front end failed on " + options.source);
 }
@@ -183,6 +196,14 @@ void register_pm_command(CLI::App& app) {
   auto* compile = pm->add_subcommand("compile", "Compile a PyPM pattern file (.py) to .pmb");
   compile->add_option("FILE", compile_options->source, "PyPM source file")->required();
   compile->add_option("-o,--output", compile_options->output, "Output .pmb (default FILE.pmb)");
+  compile
+      ->add_option("--time-limit", compile_options->time_limit_seconds,
+                   "Seconds the pattern file's Python may run (default 120)")
+      ->check(CLI::Range(1u, 86400u));
+  compile
+      ->add_option("--memory-limit", compile_options->memory_limit_mb,
+                   "Megabytes of address space it may use (default 4096)")
+      ->check(CLI::Range(256u, 1u << 20));
   compile->callback([compile_options] { run_compile(*compile_options); });
 
   auto apply_options = std::make_shared<ApplyOptions>();

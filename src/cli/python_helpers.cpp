@@ -2,11 +2,13 @@
 
 namespace saturate::cli {
 
-CompletedProcess run_python_module(const std::string& module,
-                                   const std::vector<std::string>& args) {
+CompletedProcess run_python_module(const std::string& module, const std::vector<std::string>& args,
+                                   const std::vector<std::string>& environment) {
   std::vector<std::string> argv = {python_executable(), "-m", module};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_to_completion(argv, {python_path_environment_entry()});
+  std::vector<std::string> entries = environment;
+  entries.push_back(python_path_environment_entry());
+  return run_to_completion(argv, entries);
 }
 
 }  // namespace saturate::cli

@@ -11,8 +11,9 @@
 
 namespace saturate::cli {
 
-// Runs `python -m MODULE ARGS...` with the package folder first on PYTHONPATH; returns its
-// standard output and exit code (its standard error goes to ours).
-CompletedProcess run_python_module(const std::string& module, const std::vector<std::string>& args);
+// Runs `python -m MODULE ARGS...` with the package folder first on PYTHONPATH and `environment`
+// entries added; returns its standard output and exit code (its standard error goes to ours).
+CompletedProcess run_python_module(const std::string& module, const std::vector<std::string>& args,
+                                   const std::vector<std::string>& environment = {});
 
 }  // namespace saturate::cli

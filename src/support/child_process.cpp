@@ -56,7 +56,11 @@ struct ChildStreams {
 pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
             const ChildStreams& streams) {
   if (argv.empty()) throw Error("no program given to start");
-  std::vector<std::string> env_strings = merged_environment(environment);
+  // Our helpers read this to die with us (python/saturate/child_guard.py): a killed saturate
+  // leaves no helper running.
+  std::vector<std::string> with_parent = environment;
+  with_parent.push_back("SATURATE_PARENT_PID=" + std::to_string(::getpid()));
+  std::vector<std::string> env_strings = merged_environment(with_parent);
   std::vector<char*> envp;
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -81,11 +85,13 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   return pid;
 }
 
-int wait_for(pid_t pid) {
+// The exit code, or -1 with `signal` set when a signal ended the process.
+int wait_for(pid_t pid, int* signal = nullptr) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return -1;
   }
+  if (signal != nullptr) *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -115,7 +121,7 @@ CompletedProcess run_to_completion(const std::vector<std::string>& argv,
     result.output.append(chunk, static_cast<size_t>(n));
   }
   ::close(out_pipe[0]);
-  result.exit_code = wait_for(pid);
+  result.exit_code = wait_for(pid, &result.signal);
   return result;
 }
 

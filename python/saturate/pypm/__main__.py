@@ -41,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as e:
             print(f"{out}: error: cannot write: {e.strerror}", file=sys.stderr)
             return 1
+        except MemoryError:
+            print(f"{args.file}: error: compiling it used more memory than its limit "
+                  "(saturate pm compile --memory-limit)", file=sys.stderr)
+            return 1
         return 0
 
     try:
@@ -56,4 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from saturate import child_guard
+
+    child_guard.apply_from_environment()
     sys.exit(main())

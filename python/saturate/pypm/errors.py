@@ -74,6 +74,9 @@ def locate(error: BaseException, default_file: str | None = None,
     message = f"{type(error).__name__}: {error}"
     if isinstance(error, NameError):
         message += " (an unknown operator constructor or pattern?)"
+    if isinstance(error, MemoryError):
+        message = ("MemoryError: the pattern file used more memory than its limit "
+                   "(saturate pm compile --memory-limit)")
     located = PyPMError(message, filename, line)
     located.__cause__ = error
     return located
