@@ -2,11 +2,13 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "cli/commands.h"
 #include "cli/verification.h"
 #include "support/error.h"
+#include "support/strings.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -37,22 +39,28 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
   } catch (const saturate::cli::VerificationFailed& error) {
-    std::fprintf(stderr, "saturate: error: %s\n", error.what());
+    std::fprintf(stderr, "saturate: error: %s\n", saturate::printable(error.what()).c_str());
     return saturate::cli::kExitVerificationFailed;
   } catch (const saturate::Error& error) {
-    std::fprintf(stderr, "saturate: error: %s\n", error.what());
+    // Messages quote names from the user's files: one line, whatever those hold.
+    std::fprintf(stderr, "saturate: error: %s\n", saturate::printable(error.what()).c_str());
     return 1;
   } catch (const google::protobuf::FatalException& error) {
     // A CHECK failure inside libprotobuf that no ONNX step turned into an Error: the model (or
     // what it was being turned into) is past what protobuf handles, not a bug here. One line.
-    std::string message = error.what();
-    for (char& c : message) {
-      if (c == '\n' || c == '\r') c = ' ';
-    }
-    std::fprintf(stderr, "saturate: error: protobuf: %s\n", message.c_str());
+    std::fprintf(stderr, "saturate: error: protobuf: %s\n",
+                 saturate::printable(error.what()).c_str());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // Sizes the input states (a pinned shape, a weight) past what this machine can hold: the
+    // user's input, not a bug.
+    std::fprintf(stderr,
+                 "saturate: error: out of memory: the model's tensors (at the sizes given) do not "
+                 "fit in this machine's memory\n");
     return 1;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "saturate: internal error: %s\n", error.what());
+    std::fprintf(stderr, "saturate: internal error: %s\n",
+                 saturate::printable(error.what()).c_str());
     return 2;
   }
   return 0;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "support/error.h"
+#include "support/strings.h"
 
 namespace saturate::cli {
 
@@ -43,9 +44,9 @@ inline void print_verification(const nlohmann::ordered_json& report, bool verifi
   if (verified && outputs.size() <= 1) return;
   for (const auto& output : outputs) {
     std::printf("  %s: max abs error %.3g, range %.3g, allowed %.3g%s\n",
-                output["name"].get<std::string>().c_str(), output["max_abs_error"].get<double>(),
-                output["range"].get<double>(), output["tolerance"].get<double>(),
-                output["ok"].get<bool>() ? "" : "  MISMATCH");
+                printable(output["name"].get<std::string>()).c_str(),
+                output["max_abs_error"].get<double>(), output["range"].get<double>(),
+                output["tolerance"].get<double>(), output["ok"].get<bool>() ? "" : "  MISMATCH");
   }
 }
 

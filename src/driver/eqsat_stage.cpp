@@ -118,7 +118,7 @@ SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleS
   settings.egraph_json_path = egraph_json_path;
   settings.egraph_dot_path = egraph_dot_path;
 
-  std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules", graph.name().c_str(),
+  std::fprintf(stderr, "optimizing %s: %zu operators, %zu rules", printable(graph.name()).c_str(),
                graph.num_operators(), rules.size());
   if (pypm_rules > 0) std::fprintf(stderr, " + %zu PyPM rules", pypm_rules);
   if (!fusions.empty()) std::fprintf(stderr, " (target %s)", options.target.c_str());

@@ -1,5 +1,6 @@
 #include "onnx/external_data.h"
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -37,7 +38,8 @@ Location location_of(const ::onnx::TensorProto& tensor, const std::string& what)
   return location;
 }
 
-// The file, checked to lie inside the model's directory.
+// The file, checked to lie inside the model's directory, symbolic links followed (ONNX's own
+// loader and ONNX Runtime refuse a link that leads out too).
 std::filesystem::path resolve(const std::filesystem::path& base_dir, const std::string& file,
                               const std::string& what) {
   std::filesystem::path relative(file);
@@ -50,7 +52,19 @@ std::filesystem::path resolve(const std::filesystem::path& base_dir, const std::
       throw Error(what + " names external data '" + file + "' outside the model's directory");
     }
   }
-  return base_dir / relative;
+  const std::filesystem::path path = base_dir / relative;
+  std::error_code error;
+  const std::filesystem::path real = std::filesystem::weakly_canonical(path, error);
+  const std::filesystem::path real_base = std::filesystem::weakly_canonical(base_dir, error);
+  if (!error) {
+    const auto differ = std::mismatch(real_base.begin(), real_base.end(), real.begin(), real.end());
+    if (differ.first != real_base.end()) {
+      throw Error(what + " names external data '" + file +
+                  "', a symbolic link that leads outside the model's directory (to " +
+                  real.string() + ")");
+    }
+  }
+  return path;
 }
 
 }  // namespace

@@ -48,6 +48,23 @@ bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      static const char kDigits[] = "0123456789abcdef";
+      out += "\\x";
+      out += kDigits[byte >> 4];
+      out += kDigits[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string read_file(const std::string& path) {
   // An ifstream opens a directory and reads it as an empty file.
   std::error_code error;

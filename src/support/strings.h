@@ -32,6 +32,10 @@ std::optional<double> parse_double(std::string_view text);
 
 bool ends_with(std::string_view text, std::string_view suffix);
 
+// `text` safe to print on a terminal line: control characters (newlines, escape sequences)
+// become \xNN, so a name from a model cannot forge output lines or move the cursor.
+std::string printable(std::string_view text);
+
 // Reads a whole file; throws saturate::Error naming the path when it cannot.
 std::string read_file(const std::string& path);
 

@@ -170,6 +170,56 @@ def test_output_over_the_inputs_external_data_is_refused(saturate, tmp_path):
     assert "refusing to overwrite the input" in line
 
 
+def test_external_data_through_a_link_that_leads_out_is_refused(saturate, tmp_path):
+    """A data file that is a symbolic link out of the model's folder: ONNX's loader and ONNX
+    Runtime refuse it, and so does Saturate (its bytes would be copied into the output)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    folder = tmp_path / "model"
+    folder.mkdir()
+    weights = np.arange(2048, dtype=np.float32).reshape(32, 64)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 64])],
+        [numpy_helper.from_array(weights, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(folder / "m.onnx"), save_as_external_data=True, location="w.data",
+              size_threshold=0)
+    (folder / "w.data").rename(outside / "secret.data")
+    (folder / "w.data").symlink_to(outside / "secret.data")
+    line = assert_clear_failure(
+        saturate("optimize", folder / "m.onnx", "-o", tmp_path / "out.onnx", "--cost",
+                 "analytic"), output=tmp_path / "out.onnx")
+    assert "symbolic link that leads outside the model's directory" in line
+    # A link that stays inside the folder is read.
+    (folder / "w.data").unlink()
+    (outside / "secret.data").rename(folder / "real.data")
+    (folder / "w.data").symlink_to("real.data")
+    result = saturate("optimize", folder / "m.onnx", "-o", tmp_path / "out.onnx", "--cost",
+                      "analytic")
+    assert result.returncode == 0, result.stderr
+
+
+def test_names_from_the_model_cannot_forge_lines_or_escape_sequences(saturate, tmp_path):
+    forged = "g\nsaturate: ok\x1b[2K"
+    model = relu_model()
+    model.graph.name = forged
+    path = tmp_path / "forged.onnx"
+    path.write_bytes(model.SerializeToString())
+    result = saturate("optimize", path, "--cost", "analytic", "--latency-runs", "0")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stderr + result.stdout
+    assert not any(line.startswith("saturate: ok") for line in result.stderr.splitlines())
+    assert "g\\x0asaturate: ok\\x1b[2K" in result.stderr
+    # An error message quoting a name is one line too.
+    broken = graph_model([helper.make_node("Relu", ["x\nsaturate: ok"], ["y"])])
+    path.write_bytes(broken.SerializeToString())
+    line = assert_clear_failure(saturate("optimize", path, "--cost", "analytic"))
+    assert "\\x0a" in line
+
+
 def test_pm_apply_output_equal_to_the_input_is_refused(saturate, tmp_path):
     sxp, _ = good_inputs(tmp_path)
     patterns = tmp_path / "rules.pmb"
