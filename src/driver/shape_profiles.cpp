@@ -79,6 +79,29 @@ bool fits(const ir::Graph& graph, const ShapeProfile& profile) {
   }
 }
 
+// Sizes chosen by Saturate (defaults, adversarial sizes) brought within the assumptions over
+// several symbols (`past_sequence_length + sequence_length <= 64` for positions read from a
+// table): the largest length of a violated one is halved, rounding up (odd sizes stay odd),
+// until it holds or nothing can shrink. Batch symbols are left as they are.
+void fit_to_assumptions(ir::SymbolBinding& sizes) {
+  for (const auto& assumption : ir::assumptions()) {
+    for (int step = 0; step < 64; ++step) {
+      auto value = ir::to_expr(assumption.dim).evaluate(sizes);
+      if (!value || *value <= assumption.bound) break;
+      std::string largest;
+      for (ir::SymbolId id : ir::to_expr(assumption.dim).symbols()) {
+        const std::string name = ir::symbol_name(id);
+        auto it = sizes.find(name);
+        if (it == sizes.end() || is_batch(name) || it->second <= lower_bound_of(name)) continue;
+        if (largest.empty() || it->second > sizes.at(largest)) largest = name;
+      }
+      if (largest.empty()) break;
+      int64_t& size = sizes.at(largest);
+      size = std::max(lower_bound_of(largest), size - size / 2);
+    }
+  }
+}
+
 }  // namespace
 
 int64_t default_symbol_size(std::string_view symbol) {
@@ -158,6 +181,7 @@ std::vector<ShapeProfile> complete_profiles(const ir::Graph& graph,
   auto defaults = [&] {
     ir::SymbolBinding sizes;
     for (const std::string& symbol : symbols) sizes.emplace(symbol, default_symbol_size(symbol));
+    fit_to_assumptions(sizes);
     return sizes;
   };
   if (given.empty()) return {ShapeProfile{"default", defaults(), 1}};
@@ -209,6 +233,7 @@ std::vector<ShapeProfile> adversarial_bindings(const ir::Graph& graph,
     for (const std::string& symbol : symbols) {
       profile.sizes.emplace(symbol, std::max(size_of(symbol), lower_bound_of(symbol)));
     }
+    fit_to_assumptions(profile.sizes);
     return profile;
   };
   const ShapeProfile candidates[] = {

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/symbolic_dim.h"
@@ -318,6 +319,7 @@ class Folder {
     bool rewritten = false;
     for (auto& node : *graph->mutable_node()) rewritten |= drop_empty_operands(node);
     for (const auto& node : graph->node()) {
+      note_index_range(node);
       if (computes_symbolic(node)) {
         kept.push_back(node);
         continue;
@@ -368,6 +370,60 @@ class Folder {
     return node.output_size() > 0 &&
            std::all_of(node.output().begin(), node.output().end(),
                        [&](const std::string& name) { return symbolic_.contains(name); });
+  }
+
+  // Positions computed as Range(start, limit) (GPT-2's `arange(past, past + sequence)`), carried
+  // through the operators that keep values, and read by a Gather from a table of R rows: the
+  // model accepts only limit <= R, recorded as an assumption like a table sliced to a symbolic
+  // length (profiles and verification then keep to it).
+  void note_index_range(const NodeProto& node) {
+    if (!is_default_domain(node.domain()) || node.output_size() < 1) return;
+    const std::string& op = node.op_type();
+    if (op == "Range" && node.input_size() == 3) {
+      const HostTensor* start = known(node.input(0));
+      const HostTensor* limit = known(node.input(1));
+      const HostTensor* delta = known(node.input(2));
+      if (start && limit && delta && start->size() == 1 && limit->size() == 1 &&
+          delta->size() == 1 && !delta->is_real() && delta->ints[0] == 1 && !start->is_real() &&
+          !limit->is_real()) {
+        index_ranges_[node.output(0)] = {start->ints[0], limit->ints[0]};
+      }
+      return;
+    }
+    static const std::set<std::string> kKeepValues = {"Unsqueeze", "Squeeze", "Reshape",
+                                                      "Expand",    "Cast",    "Identity"};
+    if (kKeepValues.contains(op) && node.input_size() > 0) {
+      if (auto it = index_ranges_.find(node.input(0)); it != index_ranges_.end()) {
+        index_ranges_[node.output(0)] = it->second;
+      }
+      return;
+    }
+    if (op == "Add" && node.input_size() == 2) {  // positions offset by the cache length
+      for (int k = 0; k < 2; ++k) {
+        auto it = index_ranges_.find(node.input(k));
+        const HostTensor* offset = known(node.input(1 - k));
+        if (it == index_ranges_.end() || offset == nullptr || offset->size() != 1 ||
+            offset->is_real()) {
+          continue;
+        }
+        index_ranges_[node.output(0)] = {ir::dim_sum(it->second.first, offset->ints[0]),
+                                         ir::dim_sum(it->second.second, offset->ints[0])};
+        return;
+      }
+      return;
+    }
+    if (op != "Gather" || node.input_size() != 2 || attr_int(node, "axis", 0) != 0) return;
+    auto range = index_ranges_.find(node.input(1));
+    auto table = dims_of(node.input(0));
+    if (range == index_ranges_.end() || !is_initializer(node.input(0)) || !table ||
+        table->empty() || ir::is_symbolic(table->front())) {
+      return;
+    }
+    const auto [start, limit] = range->second;
+    if (!ir::is_symbolic(limit) || ir::dim_least_value(start) < 0) return;
+    ir::assume_at_most(limit, table->front(),
+                       describe(node) + " reads rows up to " + ir::dim_text(limit) +
+                           " of a table of " + std::to_string(table->front()));
   }
 
   // States the output type of a node that reads a symbolic shape (Reshape, Expand,
@@ -428,6 +484,8 @@ class Folder {
   std::unordered_map<std::string, HostTensor> values_;
   // Values whose elements are symbolic dims, kept beside the model (see symbolic_folding.h).
   std::unordered_map<std::string, HostTensor> symbolic_;
+  // Values computed as Range(start, limit) with step 1 (note_index_range).
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> index_ranges_;
   std::set<std::string> typed_;  // shape consumers whose output type the folder stated
   std::map<std::string, ::onnx::TypeProto> types_;
 };

@@ -12,8 +12,9 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 DYNAMIC = REPO / "tests" / "fixtures" / "dynamic"
 FIXTURES = REPO / "tests" / "fixtures"
 
-# Decoders: the tiny configurations hold 64 positions, so the default profile (lengths 128)
-# is past what the models accept; these sizes fit.
+# Decoders: the tiny configurations hold 64 positions; GPT-2's import bounds past + sequence
+# by its 64-row position table, but the Llama-style dynamo export reads its rotary table with
+# GatherND, which import does not bound, so these sizes are given.
 DECODER_PROFILES = ["batch_size=1,sequence_length=8,past_sequence_length=16,"
                     "total_sequence_length=24",
                     "batch_size=2,sequence_length=1,past_sequence_length=5,"
@@ -98,6 +99,22 @@ def test_a_length_that_must_fit_a_table_is_reported_and_bounds_the_default_profi
     assert {(1, 64), (7, 7), (3, 37)} <= batches
 
 
+@pytest.mark.parametrize("name", ["gpt2_past.torchscript", "gpt2_past.dynamo"])
+def test_positions_read_from_a_table_bound_the_cache_and_the_default_profile(saturate,
+                                                                            tmp_path, name):
+    """GPT-2 reads wpe[arange(past, past + sequence)] from a 64-row table: the model accepts
+    past + sequence <= 64, which import records, and the default profile (lengths 128) and the
+    adversarial sizes keep to it, so no --profile is needed."""
+    _, report = optimize(saturate, tmp_path, DYNAMIC / f"{name}.onnx")
+    assert [(a["dimension"], a["at_most"]) for a in report["assumptions"]] == [
+        ("past_sequence_length + sequence_length", 64)]
+    sizes = report["shape_profiles"][0]["sizes"]
+    assert sizes["past_sequence_length"] + sizes["sequence_length"] <= 64
+    assert report["fused_operators"].get("multi_head_attention") == 2
+    pasts = [shapes["past_key_0"][2] for shapes in report["verify_input_shapes"]]
+    assert 0 in pasts and all(p <= 64 for p in pasts)
+
+
 @pytest.mark.parametrize("name", ["gpt2_past.torchscript", "gpt2_past.dynamo",
                                   "llama_past.torchscript", "llama_past.dynamo"])
 def test_decoder_with_past_keeps_its_axes_and_verifies(saturate, tmp_path, name):
@@ -160,10 +177,11 @@ def test_pinned_encoder_folds_the_shape_arithmetic_as_a_static_export(saturate, 
 
 
 def test_a_profile_the_original_cannot_run_is_one_clear_error(saturate, tmp_path):
-    """The tiny GPT-2 holds 64 positions: at the default profile (lengths 128) the original
-    itself fails, which the error says, naming the sizes; nothing is written."""
+    """The tiny Llama-style decoder holds 64 positions in a rotary table it reads with GatherND
+    (not bounded by import): at the default profile (lengths 128) the original itself fails,
+    which the error says, naming the sizes; nothing is written."""
     output = tmp_path / "out.onnx"
-    result = saturate("optimize", DYNAMIC / "gpt2_past.dynamo.onnx", "-o", output, "--cost",
+    result = saturate("optimize", DYNAMIC / "llama_past.dynamo.onnx", "-o", output, "--cost",
                       "analytic", "--latency-runs", "0", "--verify")
     assert result.returncode == 1
     lines = [line for line in result.stderr.splitlines() if line.startswith("saturate:")]
