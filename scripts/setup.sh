@@ -28,7 +28,7 @@ if ((${#missing[@]})); then
 fi
 
 python=${PYTHON:-python3}
-if ! "$python" -c "import pytest, onnx, onnxruntime, numpy, highspy" 2>/dev/null; then
+if ! "$python" -c "import pytest, xdist, onnx, onnxruntime, numpy, highspy" 2>/dev/null; then
   echo "setup: installing Python packages from requirements-dev.txt"
   "$python" -m pip install -q -r "$(dirname "$0")/../requirements-dev.txt"
 fi

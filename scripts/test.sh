@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # All tests on a fresh machine: install, build (warnings are errors), run the C++ tests through
-# CTest and the Python tests through pytest.
+# CTest and the Python tests through pytest, both on every core (SATURATE_TEST_JOBS=N to change).
 # SATURATE_SANITIZE=1 does the same in build-sanitize/ under AddressSanitizer and UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +12,6 @@ if [ "${SATURATE_SANITIZE:-0}" = 1 ]; then
 fi
 export BUILD_DIR=${BUILD_DIR:-build}
 bash scripts/build.sh
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
-SATURATE_BIN="$PWD/$BUILD_DIR/bin/saturate" python3 -m pytest -q tests/python
+jobs=${SATURATE_TEST_JOBS:-$(nproc)}
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs"
+SATURATE_BIN="$PWD/$BUILD_DIR/bin/saturate" python3 -m pytest -q -n "$jobs" tests/python
