@@ -54,6 +54,7 @@ const std::map<std::string, Setter>& setters() {
       {"alpha", set(&driver::PipelineOptions::alpha)},
       {"budget", set(&driver::PipelineOptions::budget)},
       {"latency_runs", set(&driver::PipelineOptions::latency_runs)},
+      {"latency_budget", set(&driver::PipelineOptions::latency_budget)},
       {"session_guards", set(&driver::PipelineOptions::session_guards)},
       {"verify", set(&driver::PipelineOptions::verify)},
       {"keep_unverified", set(&driver::PipelineOptions::keep_unverified)},

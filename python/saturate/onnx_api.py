@@ -68,8 +68,10 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     ``["none"]``; default all),
     ``node_limit``,
     ``iter_limit``, ``k_multi``, ``extract``, ``ilp_time_limit``, ``time_limit``,
-    ``latency_runs`` (with onnxruntime costs both whole models are timed, and the original is
-    returned when the optimized one is slower; 0 for no check), ``session_guards`` (with
+    ``latency_runs`` and ``latency_budget`` (with onnxruntime costs both whole models are
+    timed, at most ``latency_runs`` paired runs or ``latency_budget`` seconds, and the optimized
+    model is returned only when a sequential paired test decides it is faster; 0 runs for no
+    check), ``session_guards`` (with
     onnxruntime costs, write residual norms so that ONNX Runtime's session-time
     SkipLayerNormFusion leaves them alone where its kernel measures slower; default True),
     ``input_shapes``

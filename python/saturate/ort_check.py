@@ -25,8 +25,10 @@ from dataclasses import asdict
 
 
 def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
-               verify: bool, input_shapes=None, required_input_shapes=None) -> dict:
-    """Times both models (``latency_runs`` interleaved runs each, 0 for none) at the first of
+               verify: bool, input_shapes=None, required_input_shapes=None,
+               latency_budget=None) -> dict:
+    """Times both models (at most ``latency_runs`` interleaved rounds, 0 for none; with
+    ``latency_budget`` seconds the sequential test stops when it decides) at the first of
     ``input_shapes`` (a list of assignments input name -> dims; None or empty: the declared
     shapes) and compares their outputs at every one when ``verify``; raises when a model cannot
     be run or an assignment does not suit it. Only the first ``required_input_shapes``
@@ -43,7 +45,7 @@ def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
     if latency_runs > 0:
         timed = assignments[0] if assignments else None
         before, after = ort_latency.compare_latency(original, optimized, latency_runs, threads,
-                                                    shapes=timed)
+                                                    shapes=timed, budget_seconds=latency_budget)
         answer["latency"] = {"original": before, "optimized": after, "input_shapes": timed}
     if verify:
         answer["verification"] = asdict(

@@ -1,17 +1,17 @@
 """Whole-model latency of two ONNX models in ONNX Runtime, timed side by side.
 
-``saturate optimize model.onnx --cost onnxruntime`` calls
-``python3 -m saturate.ort_latency ORIGINAL OPTIMIZED --runs 20 --threads 1 --json`` as its last
-check: the cost model prices one operator at a time and cannot see what ONNX Runtime does to the
-whole graph (its layout changes around a Split, its own fusions), so the optimized model is kept
-only if it is measured faster than the original, in enough of the paired rounds that the gain is
-not noise (the program's sign test on ``faster_rounds``). ``bench/real_models.py`` uses the same timing.
+``saturate optimize model.onnx --cost onnxruntime`` times both models as its last check (through
+saturate.ort_check): the cost model prices one operator at a time and cannot see what ONNX
+Runtime does to the whole graph (its layout changes around a Split, its own fusions), so the
+optimized model is kept only if the sequential paired test of saturate.latency_verdict decides
+it is faster. ``bench/real_models.py`` uses the same timing.
 
 The runs are interleaved in ABBA order (A B, B A, A B, ...): timing one model's runs after the
 other's made two sessions of the same file differ by 14 % on a shared machine. The answer is
 ``{"original": SUMMARY, "optimized": SUMMARY}`` with ``median_ms``, ``p10_ms``, ``p90_ms``,
 ``min_ms`` and ``runs``; the optimized summary also has ``faster_rounds``, the rounds in which its
-run was faster than the original's run of the same round. Exit status 2 when a model cannot run.
+run was faster than the original's run of the same round, and ``verdict``. Exit status 2 when a
+model cannot run.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from saturate import onnx_check, ort_timer
+from saturate import latency_verdict, onnx_check, ort_timer
 
 
 def summary(samples: list[float]) -> dict:
@@ -36,14 +36,21 @@ def summary(samples: list[float]) -> dict:
             "min_ms": ordered[0], "runs": len(ordered)}
 
 
-def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
-                    warmup: int = 3, shapes=None) -> tuple[dict, dict]:
+def compare_latency(original, optimized, runs: int = 200, threads: int = 1,
+                    warmup: int = 3, shapes=None, budget_seconds: float | None = None
+                    ) -> tuple[dict, dict]:
     """Summaries of the milliseconds per run of each model (paths or bytes), runs interleaved,
     both models fed the same random inputs (of the shapes ``shapes`` gives, input name -> dims,
     for inputs with dynamic dimensions; onnx_check.common_feed_shapes), ONNX Runtime's graph
     optimizations on (as deployed), denormals flushed (as the per-operator timings do) and the
     thread pools not spinning between runs (``ort_timer.no_spinning``: the idle session's
-    spinning threads would slow the one being timed)."""
+    spinning threads would slow the one being timed).
+
+    ``runs`` paired rounds at most. With ``budget_seconds`` the rounds stop as soon as the
+    sequential test (saturate.latency_verdict) decides, or once the budget is spent (at least
+    the test's first look is reached, so a slow model still gets a verdict); without it every
+    round runs (benchmarks). The optimized summary carries ``verdict`` (the test's answer) and
+    ``faster_rounds``."""
     import onnxruntime as ort
 
     def session(model):
@@ -62,14 +69,25 @@ def compare_latency(original, optimized, runs: int = 20, threads: int = 1,
     for each in sessions:
         for _ in range(warmup):
             each.run(None, feeds)
+    test = latency_verdict.SequentialPairedTest(runs)
     samples: list[list[float]] = [[], []]
+    started = time.perf_counter()
     for round_number in range(runs):
         for i in ((0, 1) if round_number % 2 == 0 else (1, 0)):
             start = time.perf_counter()
             sessions[i].run(None, feeds)
             samples[i].append((time.perf_counter() - start) * 1e3)
+        test.add(samples[0][-1], samples[1][-1])
+        if budget_seconds is None:
+            continue
+        if test.verdict is not None:
+            break
+        spent = time.perf_counter() - started
+        if spent > budget_seconds and round_number + 1 >= latency_verdict.FIRST_LOOK:
+            break
     optimized = summary(samples[1])
     optimized["faster_rounds"] = faster_rounds(samples[0], samples[1])
+    optimized["verdict"] = test.finish().as_dict()
     return summary(samples[0]), optimized
 
 
@@ -85,6 +103,8 @@ def main(argv=None) -> int:
     parser.add_argument("original")
     parser.add_argument("optimized")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--budget", type=float, default=None,
+                        help="seconds after which a sequential test stops (default: every run)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the summaries as JSON")
     parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=D1,D2,...",
@@ -96,7 +116,8 @@ def main(argv=None) -> int:
     try:
         pins = dict(onnx_check.parse_input_shape(text) for text in args.input_shape)
         original, optimized = compare_latency(args.original, args.optimized, args.runs,
-                                              args.threads, shapes=pins or None)
+                                              args.threads, shapes=pins or None,
+                                              budget_seconds=args.budget)
     except Exception as error:  # a model ORT cannot load or run
         print(f"error: ONNX Runtime latency check failed: {error}", file=sys.stderr)
         return 2
@@ -104,8 +125,11 @@ def main(argv=None) -> int:
         print(json.dumps({"original": original, "optimized": optimized}))
     else:
         print(f"original  {original['median_ms']:.3f} ms (median of {args.runs})")
+        verdict = optimized["verdict"]
         print(f"optimized {optimized['median_ms']:.3f} ms "
-              f"({original['median_ms'] / optimized['median_ms']:.3f}x)")
+              f"({original['median_ms'] / optimized['median_ms']:.3f}x); paired verdict "
+              f"{verdict['kind']} after {verdict['rounds']} rounds, speedup "
+              f"{verdict['speedup']:.3f}x")
     return 0
 
 

@@ -158,7 +158,8 @@ def answer(request: dict) -> dict:
                                     int(check.get("latency_runs", 0)),
                                     int(check.get("threads", 1)), bool(check.get("verify")),
                                     check.get("input_shapes"),
-                                    check.get("required_input_shapes"))
+                                    check.get("required_input_shapes"),
+                                    check.get("latency_budget"))
     threads = int(request.get("threads", 1))
     if request.get("fingerprint"):
         return {"fingerprint": fingerprint(threads)}

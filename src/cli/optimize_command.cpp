@@ -37,17 +37,20 @@ void print_summary(const driver::PipelineOptions& options, const driver::Pipelin
   if (const auto& latency = report["latency_check"]; !latency.is_null()) {
     const double original_ms = latency["original_median_ms"].get<double>();
     const double optimized_ms = latency["optimized_median_ms"].get<double>();
-    std::string verdict;
-    if (latency["kept"] == "original") {
-      verdict = optimized_ms >= original_ms
-                    ? ": slower, kept the original"
-                    : ": faster in " + std::to_string(latency["optimized_faster_runs"].get<int>()) +
-                          " runs, " + std::to_string(latency["faster_runs_needed"].get<int>()) +
-                          " needed to tell it from noise: kept the original";
-    }
+    // The speedup with its interval, and what the paired test made of it.
+    const auto& interval = latency["speedup_interval"];
+    auto end = [](const nlohmann::ordered_json& value, const char* unbounded) {
+      return value.is_null() ? std::string(unbounded) : format_fixed(value.get<double>(), 3);
+    };
+    const std::string verdict = latency["verdict"].get<std::string>();
+    std::string kept =
+        latency["kept"] == "optimized" ? "kept the optimized model" : "kept the original";
     std::printf(
-        "latency check (onnxruntime, median of %d runs): original %.3f ms, optimized %.3f ms%s\n",
-        latency["runs"].get<int>(), original_ms, optimized_ms, verdict.c_str());
+        "latency check (onnxruntime, %d paired runs): original %.3f ms, optimized %.3f ms "
+        "(median); speedup %.3fx, %.0f%% interval %s to %s: %s, %s\n",
+        latency["runs"].get<int>(), original_ms, optimized_ms, latency["speedup"].get<double>(),
+        100 * latency["confidence"].get<double>(), end(interval[0], "0").c_str(),
+        end(interval[1], "inf").c_str(), verdict.c_str(), kept.c_str());
   } else if (report.value("kept_original", false) && report.contains("extracted_graph_cost")) {
     std::printf("the extracted graph cost %.4f ms, more than the original: kept the original\n",
                 report["extracted_graph_cost"].get<double>());
@@ -209,10 +212,16 @@ void register_optimize_command(CLI::App& app) {
       ->check(kCount);
   command
       ->add_option("--latency-runs", options->latency_runs,
-                   "ONNX input with --cost onnxruntime: time both whole models this many "
-                   "interleaved runs in ONNX Runtime and keep the original if the optimized one "
-                   "is slower (0: no check)")
+                   "ONNX input with --cost onnxruntime: time both whole models in ONNX Runtime, "
+                   "at most this many interleaved pairs of runs, and write the optimized model "
+                   "only if a sequential paired test decides it is faster (0: no check)")
       ->check(kCount)
+      ->capture_default_str();
+  command
+      ->add_option("--latency-budget", options->latency_budget,
+                   "Seconds of timing after which the latency check stops and decides on what "
+                   "it has (undecided keeps the original); it stops sooner once decided")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->add_flag(
       "!--no-session-guards", options->session_guards,

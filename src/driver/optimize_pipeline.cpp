@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -218,6 +219,7 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
   if (time_it || verify_it) {
     onnx::ModelCheckRequest request;
     request.latency_runs = time_it ? options_.latency_runs : 0;
+    request.latency_budget_seconds = options_.latency_budget;
     request.threads = onnxruntime_threads(options_.cost.threads);
     request.verify = verify_it;
     request.input_shapes = check_shapes(source, result.original, verify_it);
@@ -225,7 +227,9 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
     if (!profiles_.empty()) request.required_input_shapes = profiles_.size();
     std::string steps;
     if (time_it)
-      steps += " timing both models (" + std::to_string(request.latency_runs) + " runs each)";
+      steps += " timing both models (up to " + std::to_string(request.latency_runs) +
+               " paired runs, until the test decides or " + format_double(options_.latency_budget) +
+               " s)";
     if (verify_it) steps += std::string(time_it ? "," : "") + " comparing their outputs";
     std::fprintf(stderr, "checking in ONNX Runtime:%s\n", steps.c_str());
     answer = onnxruntime_.get()->check_models(original_source(), exported_->source(), request);
@@ -237,8 +241,14 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
         {"runs", latency.runs},
         {"original_median_ms", latency.original_ms},
         {"optimized_median_ms", latency.optimized_ms},
-        {"optimized_faster_runs", latency.optimized_faster_rounds},
-        {"faster_runs_needed", latency.faster_rounds_needed()},
+        {"verdict", latency.verdict},
+        {"speedup", latency.speedup},
+        // JSON has no infinity: an end too few rounds leave unbounded is null.
+        {"speedup_interval",
+         {latency.speedup_low > 0 ? nlohmann::json(latency.speedup_low) : nlohmann::json(nullptr),
+          std::isfinite(latency.speedup_high) ? nlohmann::json(latency.speedup_high)
+                                              : nlohmann::json(nullptr)}},
+        {"confidence", latency.confidence},
         {"kept", latency.keeps_optimized() ? "optimized" : "original"}};
     const std::vector<onnx::InputShapes> shapes = check_shapes(source, result.original, false);
     if (!shapes.empty()) result.report["latency_check"]["input_shapes"] = shapes.front();

@@ -70,7 +70,11 @@ struct PipelineOptions {
   // (batch 1, other lengths 128). Ignored for a model without symbolic dims, which is an error
   // only when profiles are given.
   std::vector<std::string> profiles;
-  int latency_runs = 20;  // ONNX input priced by onnxruntime: the whole-model check (0: off)
+  // ONNX input priced by onnxruntime: the whole-model check, at most this many paired rounds
+  // (0: off), stopped once the sequential test decides or the budget (seconds) is spent
+  // (python/saturate/latency_verdict.py).
+  int latency_runs = 200;
+  double latency_budget = 5;
   // ONNX input priced by onnxruntime: write residual norms so that ONNX Runtime's session-time
   // SkipLayerNormFusion leaves them alone where its kernel measures slower
   // (session_fusion_guard.h).

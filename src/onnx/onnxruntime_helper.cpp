@@ -1,5 +1,7 @@
 #include "onnx/onnxruntime_helper.h"
 
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "support/child_process.h"
@@ -40,6 +42,9 @@ ModelCheckAnswer OnnxruntimeHelper::check_models(const ModelSource& original,
             {{"original", original_ref},
              {"optimized", optimized_ref},
              {"latency_runs", request.latency_runs},
+             {"latency_budget", request.latency_budget_seconds > 0
+                                    ? nlohmann::json(request.latency_budget_seconds)
+                                    : nlohmann::json(nullptr)},
              {"threads", request.threads},
              {"verify", request.verify},
              {"input_shapes", request.input_shapes},
@@ -61,10 +66,21 @@ void OnnxruntimeHelper::read_check_answer(const nlohmann::json& answer,
                                           ModelCheckAnswer& result) {
   if (request.latency_runs > 0) {
     const nlohmann::json& latency = answer.at("latency");
-    result.latency = LatencyComparison{latency.at("original").at("median_ms").get<double>(),
-                                       latency.at("optimized").at("median_ms").get<double>(),
-                                       request.latency_runs,
-                                       latency.at("optimized").at("faster_rounds").get<int>()};
+    const nlohmann::json& verdict = latency.at("optimized").at("verdict");
+    // An end of the interval that too few rounds leave unbounded is null.
+    auto bound = [&](const char* key, double unbounded) {
+      return verdict.at(key).is_null() ? unbounded : verdict.at(key).get<double>();
+    };
+    LatencyComparison comparison;
+    comparison.original_ms = latency.at("original").at("median_ms").get<double>();
+    comparison.optimized_ms = latency.at("optimized").at("median_ms").get<double>();
+    comparison.runs = verdict.at("rounds").get<int>();
+    comparison.verdict = verdict.at("kind").get<std::string>();
+    comparison.speedup = verdict.at("speedup").get<double>();
+    comparison.speedup_low = bound("speedup_low", 0);
+    comparison.speedup_high = bound("speedup_high", std::numeric_limits<double>::infinity());
+    comparison.confidence = verdict.at("confidence").get<double>();
+    result.latency = comparison;
   }
   if (request.verify) {
     const nlohmann::json& verification = answer.at("verification");

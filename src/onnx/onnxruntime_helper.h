@@ -26,13 +26,15 @@ namespace saturate::onnx {
 // dimensions. Inputs not named are fed at the shape the models declare, which must be static.
 using InputShapes = std::map<std::string, ir::Dims>;
 
-// What a check asks for: `latency_runs` interleaved runs of each model (0: no timing) at
-// `threads` intra-op threads, and whether to compare their outputs. `input_shapes`: the
-// assignments the models are fed at (sent as "input_shapes", a list of {name: dims}): the
-// comparison runs at every one (all must match; its answer lists them as "shapes"), the timing
-// at the first; empty: once, at the models' declared static shapes.
+// What a check asks for: at most `latency_runs` interleaved rounds of the two models (0: no
+// timing), stopped once the sequential test decides or `latency_budget_seconds` is spent (0:
+// every round), at `threads` intra-op threads, and whether to compare their outputs.
+// `input_shapes`: the assignments the models are fed at (sent as "input_shapes", a list of {name:
+// dims}): the comparison runs at every one (all must match; its answer lists them as "shapes"), the
+// timing at the first; empty: once, at the models' declared static shapes.
 struct ModelCheckRequest {
   int latency_runs = 0;
+  double latency_budget_seconds = 0;
   int threads = 1;
   bool verify = false;
   std::vector<InputShapes> input_shapes;

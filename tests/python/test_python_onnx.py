@@ -68,7 +68,8 @@ def test_optimize_with_onnxruntime_costs_caches_its_measurements(tmp_path):
     second = saturate.last_report()
     assert second["cost_measured"] == 0 and second["cost_cache_hits"] >= first["cost_measured"]
     check = second["latency_check"]  # the whole-model check in ONNX Runtime, on by default
-    assert check is None or (check["runs"] == 20 and check["kept"] in ("original", "optimized"))
+    assert check is None or (10 <= check["runs"] <= 200 and
+                             check["kept"] in ("original", "optimized"))
     optimized = saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy",
                                   latency_runs=4)
     check = saturate.last_report()["latency_check"]
