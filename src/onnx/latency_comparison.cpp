@@ -3,7 +3,7 @@
 namespace saturate::onnx {
 
 bool LatencyComparison::keeps_optimized() const {
-  return runs > 0 && verdict == "faster" && optimized_ms < original_ms;
+  return runs > 0 && verdict == "faster";
 }
 
 }  // namespace saturate::onnx

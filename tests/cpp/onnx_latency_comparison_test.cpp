@@ -1,6 +1,6 @@
 // The latency check writes the optimized model only on the sequential paired test's "faster"
 // verdict (python/saturate/latency_verdict.py decides; tests/python/test_latency_verdict.py
-// tests the statistics), with a lower median as a second guard.
+// tests the statistics).
 #include <gtest/gtest.h>
 
 #include "onnx/latency_comparison.h"
@@ -22,8 +22,9 @@ TEST(LatencyComparison, KeepsTheOptimizedModelOnlyWhenDecidedFaster) {
   EXPECT_FALSE(comparison(10, 9, "undecided").keeps_optimized());  // a lower median alone
   EXPECT_FALSE(comparison(10, 9.95, "equivalent").keeps_optimized());
   EXPECT_FALSE(comparison(10, 11, "slower").keeps_optimized());
-  EXPECT_FALSE(comparison(10, 10, "faster").keeps_optimized());  // the medians disagree
-  EXPECT_FALSE(LatencyComparison{}.keeps_optimized());           // nothing was timed
+  // The paired verdict decides, not the unpaired medians (each mixes rounds of different load).
+  EXPECT_TRUE(comparison(10, 10.2, "faster").keeps_optimized());
+  EXPECT_FALSE(LatencyComparison{}.keeps_optimized());  // nothing was timed
 }
 
 }  // namespace
