@@ -8,6 +8,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "onnx/external_data_files.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -31,17 +32,14 @@ bool same_file(const std::string& a, const std::string& b) {
   return first == second;
 }
 
-// The files an input consists of: an ONNX model may keep its weights beside it.
+// The files an input consists of: an ONNX model's external data files, the ones it names and
+// the conventional INPUT.onnx.data.
 std::vector<std::string> files_of_input(const std::string& input) {
   std::vector<std::string> files = {input};
-  if (ends_with(input, ".onnx")) files.push_back(input + ".data");
-  return files;
-}
-
-// The files an output writes: OUT.onnx may come with OUT.onnx.data (--external-data).
-std::vector<std::string> files_of_output(const std::string& output) {
-  std::vector<std::string> files = {output};
-  if (ends_with(output, ".onnx")) files.push_back(output + ".data");
+  if (ends_with(input, ".onnx")) {
+    files.push_back(input + ".data");
+    for (std::string& data : onnx::external_data_files(input)) files.push_back(std::move(data));
+  }
   return files;
 }
 
@@ -70,12 +68,11 @@ void check_outputs(const std::vector<std::string>& inputs, const std::vector<Out
     const OutputFile& output = outputs[i];
     if (output.path.empty()) continue;
     for (const std::string& input : inputs) {
-      for (const std::string& written : files_of_output(output.path)) {
-        for (const std::string& read : files_of_input(input)) {
-          if (same_file(written, read)) {
-            throw Error(output.option + " " + output.path + ": refusing to overwrite the input " +
-                        read);
-          }
+      // An ONNX output's data file is always a new one (onnx/model_with_data_output.h).
+      for (const std::string& read : files_of_input(input)) {
+        if (same_file(output.path, read)) {
+          throw Error(output.option + " " + output.path + ": refusing to overwrite the input " +
+                      read);
         }
       }
     }

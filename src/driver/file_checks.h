@@ -21,10 +21,10 @@ struct OutputFile {
   std::string path;    // empty: not asked for, skipped
 };
 
-// Throws saturate::Error when an output is an input or an input's companion file (its
-// OUT.onnx.data), when two outputs are one file, or when an output's folder is missing or not
-// writable. Paths are compared as files (std::filesystem::equivalent for existing ones,
-// weakly_canonical otherwise), so `./in.onnx` and a symlink to it are the input too.
+// Throws saturate::Error when an output is an input or one of an ONNX input's data files (those
+// it names, and INPUT.onnx.data), when two outputs are one file, or when an output's folder is
+// missing or not writable. Paths are compared as files (std::filesystem::equivalent for existing
+// ones, weakly_canonical otherwise), so `./in.onnx` and a symlink to it are the input too.
 void check_outputs(const std::vector<std::string>& inputs, const std::vector<OutputFile>& outputs);
 
 // An ONNX output (a path ending in .onnx) needs the weights of an ONNX input: throws

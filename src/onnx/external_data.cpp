@@ -4,7 +4,10 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <set>
+#include <vector>
 
+#include "onnx/external_data_files.h"
 #include "onnx/host_tensor.h"
 #include "onnx/onnx_tensor_data.h"
 #include "support/error.h"
@@ -115,6 +118,26 @@ int load_external_data(::onnx::ModelProto& model, const std::filesystem::path& b
     ++loaded;
   }
   return loaded;
+}
+
+std::vector<std::string> external_data_files(const std::string& model_path) {
+  std::set<std::string> files;
+  std::error_code error;
+  const auto size = std::filesystem::file_size(model_path, error);
+  if (error || size > (uint64_t{256} << 20)) return {};
+  ::onnx::ModelProto model;
+  std::ifstream in(model_path, std::ios::binary);
+  if (!in || !model.ParseFromIstream(&in)) return {};
+  const std::filesystem::path base = std::filesystem::path(model_path).parent_path();
+  for (const auto& tensor : model.graph().initializer()) {
+    if (tensor.data_location() != ::onnx::TensorProto::EXTERNAL) continue;
+    try {
+      files.insert(resolve(base.empty() ? "." : base, location_of(tensor, "").file, "").string());
+    } catch (const Error&) {
+      // A location import refuses: it fails there with its own message.
+    }
+  }
+  return {files.begin(), files.end()};
 }
 
 }  // namespace saturate::onnx

@@ -170,6 +170,31 @@ def test_output_over_the_inputs_external_data_is_refused(saturate, tmp_path):
     assert "refusing to overwrite the input" in line
 
 
+def test_outputs_onto_the_data_file_the_input_names_are_refused(saturate, tmp_path):
+    """The input keeps its weights in weights.bin: no report, drawing or e-graph may replace
+    it (compared as files: a symbolic link to it is it too)."""
+    weights = np.arange(2048, dtype=np.float32).reshape(32, 64)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 64])],
+        [numpy_helper.from_array(weights, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "m.onnx"), save_as_external_data=True,
+              location="weights.bin", size_threshold=0)
+    data = tmp_path / "weights.bin"
+    before = data.read_bytes()
+    link = tmp_path / "link.bin"
+    link.symlink_to(data.name)
+    for target in (data, link):
+        for option in ("--json", "--dot", "--egraph-json"):
+            line = assert_clear_failure(
+                saturate("optimize", tmp_path / "m.onnx", option, target, "--cost", "analytic"),
+                inputs=[(data, before)])
+            assert "refusing to overwrite the input" in line and "weights.bin" in line
+
+
 def test_external_data_through_a_link_that_leads_out_is_refused(saturate, tmp_path):
     """A data file that is a symbolic link out of the model's folder: ONNX's loader and ONNX
     Runtime refuse it, and so does Saturate (its bytes would be copied into the output)."""
