@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds Saturate into build/ (or $BUILD_DIR); extra arguments go to CMake.
 # Warnings are errors. SATURATE_SANITIZE=1 builds with AddressSanitizer and UBSan.
+# SATURATE_BUILD_TARGETS="a b" builds only those targets (scripts/main.sh: the program alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
@@ -12,4 +13,5 @@ else
   build_type=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSATURATE_SANITIZE=OFF)
 fi
 cmake -S . -B "$build_dir" -G Ninja "${build_type[@]}" -DSATURATE_WERROR=ON "$@" >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+read -r -a targets <<<"${SATURATE_BUILD_TARGETS:-all}"
+cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
