@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import os
 import pathlib
+import threading
 from typing import Any, Union
 
-_last_report: dict = {}
+# Per thread: optimize running in several threads at once gives each its own report.
+_reports = threading.local()
 
 
 try:
@@ -102,8 +104,7 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
         optimized_bytes, report = _saturate.optimize_onnx(
             data, source=source, external_data_dir=str(pathlib.Path(model).resolve().parent),
             **options)
-    _last_report.clear()
-    _last_report.update(report)
+    _reports.last = dict(report)
     if report.get("verified") is False and not options.get("keep_unverified"):
         raise VerificationError(
             f"the optimized model differs from {source} ({report.get('verify_precision')}): max "
@@ -113,5 +114,6 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
 
 
 def last_report() -> dict:
-    """The report of the last ONNX optimize: costs, cost model, e-graph size, times."""
-    return dict(_last_report)
+    """The report of the last ONNX optimize run in this thread (each thread has its own):
+    costs, cost model, e-graph size, times; empty before the first."""
+    return dict(getattr(_reports, "last", {}))

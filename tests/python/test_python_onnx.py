@@ -168,3 +168,35 @@ def test_verification_error_is_exported():
 
     assert saturate.VerificationError is onnx_api.VerificationError
     assert issubclass(saturate.VerificationError, saturate.SaturateError)
+
+
+def test_each_thread_reads_its_own_report():
+    """optimize in several threads at once: last_report() is per thread, so each thread reads
+    the report of its own model (one module-wide report gave 3 of 4 threads another's)."""
+    import threading
+
+    fixtures = REPO / "tests" / "fixtures" / "exporters"
+    models = {"bert": onnx.load(str(fixtures / "bert_eager.torchscript.onnx")),
+              "llama": onnx.load(str(fixtures / "llama.torchscript.onnx"))}
+    seen, errors = {}, []
+    # Every thread has optimized before any reads its report: the reads race for real.
+    all_done = threading.Barrier(4, timeout=300)
+
+    def work(key, name):
+        try:
+            saturate.optimize(models[name], cost="analytic")
+            all_done.wait()
+            seen[key] = (name, saturate.last_report()["fused_operators"])
+        except Exception as error:  # noqa: BLE001 - reported by the assertion below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(k, "bert" if k % 2 else "llama"))
+               for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors and len(seen) == 4
+    for name, fused in seen.values():
+        assert ("qkv_attention" in fused) == (name == "bert")
+        assert ("skip_rms_norm" in fused) == (name == "llama")
