@@ -1,9 +1,9 @@
 #include "onnx/model_with_data_output.h"
 
-#include <fcntl.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -18,12 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Creates `path` empty if no file has that name (O_EXCL: two runs never claim one name).
-bool claim(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
+bool name_taken(const fs::path& path) {
+  std::error_code error;
+  return fs::exists(fs::symlink_status(path, error));
 }
 
 std::string random_suffix() {
@@ -67,55 +64,64 @@ ModelWithDataOutput::ModelWithDataOutput(const std::string& model_path, std::set
   const fs::path model(model_path_);
   directory_ = model.has_parent_path() ? model.parent_path().string() : ".";
   const std::string name = model.filename().string();
-  std::error_code error;
-  const bool replaces_a_model = fs::exists(fs::symlink_status(model, error));
   // The conventional name only where no model would be left pointing at it.
-  fs::path candidate = fs::path(directory_) / (name + ".data");
-  bool claimed = !replaces_a_model && claim(candidate);
-  for (int attempt = 0; !claimed && attempt < 64; ++attempt) {
-    candidate = fs::path(directory_) / (name + "." + random_suffix() + ".data");
-    claimed = claim(candidate);
+  fs::path chosen = fs::path(directory_) / (name + ".data");
+  if (name_taken(model) || name_taken(chosen)) {
+    for (int attempt = 0;; ++attempt) {
+      if (attempt == 64) throw Error("cannot choose a data file name beside '" + model_path + "'");
+      chosen = fs::path(directory_) / (name + "." + random_suffix() + ".data");
+      if (!name_taken(chosen)) break;
+    }
   }
-  if (!claimed) {
-    throw Error("cannot create the external data file beside '" + model_path + "': " + os_reason());
-  }
-  claimed_ = candidate.string();
-  location_ = candidate.filename().string();
-  try {
-    data_ = std::make_unique<StagedFile>(claimed_);
-  } catch (...) {
-    ::unlink(claimed_.c_str());
-    throw;
-  }
+  data_path_ = chosen.string();
+  location_ = chosen.filename().string();
+  data_ = std::make_unique<StagedFile>(model_path_ + ".data");  // named after the model
 }
 
 ModelWithDataOutput::~ModelWithDataOutput() {
-  if (committed_) return;
-  data_.reset();  // its temporary
-  // The claimed name, unless the data was already moved there (a failed model write): the
-  // previous model does not name it, so it is removed either way.
-  ::unlink(claimed_.c_str());
+  // Data made visible for a model that was not: no model names it.
+  if (data_visible_ && !committed_) ::unlink(data_path_.c_str());
 }
 
 void ModelWithDataOutput::commit(std::string_view model_bytes) {
   const fs::path model(model_path_);
-  std::set<std::string> replaced = data_locations(model);
-  data_->commit();
-  write_file_atomically(model_path_, model_bytes);
+  const std::set<std::string> replaced = data_locations(model);
+  StagedFile staged_model(model_path_);
+  staged_model.write(model_bytes);
+  data_->commit_new(data_path_);
+  data_visible_ = true;
+  staged_model.commit();
   committed_ = true;
-  // The replaced model's data files, where they are this scheme's and no input reads them.
-  const std::string name = model.filename().string();
+  remove_replaced(replaced);
+}
+
+void ModelWithDataOutput::remove_replaced(const std::set<std::string>& replaced) const {
+  const std::string name = fs::path(model_path_).filename().string();
   const std::regex ours(std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
                         R"((\.[0-9a-f]{8})?\.data)");
-  for (const std::string& location : replaced) {
-    if (location == location_ || !std::regex_match(location, ours)) continue;
-    const fs::path old_data = fs::path(directory_) / location;
-    bool read_by_input = false;
-    for (const std::string& input : keep_)
-      read_by_input = read_by_input || same_file(old_data, input);
-    if (read_by_input) continue;
-    std::error_code ignored;
-    fs::remove(old_data, ignored);
+  auto read_by_input = [&](const fs::path& file) {
+    for (const std::string& input : keep_) {
+      if (same_file(file, input)) return true;
+    }
+    return false;
+  };
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(directory_, error)) {
+    const std::string file = entry.path().filename().string();
+    if (file == location_ || !std::regex_match(file, ours) || read_by_input(entry.path())) {
+      continue;
+    }
+    // The replaced model's data now; another's only when no run can still be between its two
+    // steps (a killed run's leftover).
+    bool stale = false;
+    if (!replaced.contains(file)) {
+      auto written = fs::last_write_time(entry.path(), error);
+      stale = !error && fs::file_time_type::clock::now() - written > std::chrono::minutes(10);
+    }
+    if (replaced.contains(file) || stale) {
+      std::error_code ignored;
+      fs::remove(entry.path(), ignored);
+    }
   }
 }
 

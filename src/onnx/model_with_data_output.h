@@ -1,12 +1,15 @@
 #pragma once
 
 // A model file and its external data file made visible together, by one rename (internal to the
-// onnx part). The data goes to a file name no other file holds, claimed before the model is
-// serialized: `OUT.onnx.data` where neither it nor OUT.onnx exists, else
-// `OUT.onnx.<8 hex digits>.data`. The data is moved to that name first, then the model over
-// OUT.onnx: until that last rename the previous pair is whole and visible, after it the new
-// one. Only then are the data files of the replaced model removed (those named by this scheme
-// that no input reads). A failed or killed run leaves the previous pair untouched.
+// onnx part). The data file's name is chosen before the model is serialized (the model names
+// it): `OUT.onnx.data` where neither it nor OUT.onnx exists, else `OUT.onnx.<8 hex digits>.data`.
+// At commit the model is written to its temporary first; then the data temporary gets the chosen
+// name with link() (which never replaces a file: a name another run took in between is an
+// error, not a mix); then the model is renamed over OUT.onnx. Until that last rename the
+// previous pair is whole and visible, after it the new one. Only then are the replaced model's
+// data files removed (those named by this scheme that no input reads), and data files of this
+// scheme left unreferenced by runs killed between the two steps, once they are 10 minutes old.
+// Temporaries are named after OUT.onnx, so the next run removes those of killed runs.
 #include <memory>
 #include <set>
 #include <string>
@@ -32,12 +35,15 @@ class ModelWithDataOutput {
   void commit(std::string_view model_bytes);
 
  private:
+  void remove_replaced(const std::set<std::string>& replaced) const;
+
   std::string model_path_;
   std::string directory_;
-  std::string claimed_;   // the data file's final path, created empty to hold the name
-  std::string location_;  // its file name
+  std::string data_path_;  // the data file's final path
+  std::string location_;   // its file name
   std::set<std::string> keep_;
   std::unique_ptr<StagedFile> data_;
+  bool data_visible_ = false;
   bool committed_ = false;
 };
 

@@ -105,28 +105,63 @@ StagedFile::~StagedFile() {
   if (!committed_) ::unlink(temporary_.c_str());
 }
 
+void StagedFile::write(std::string_view contents) {
+  const int fd = ::open(temporary_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open '" + target_ + "' for writing: " + os_reason());
+  try {
+    write_all(fd, contents, target_);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw Error("error while writing '" + target_ + "': " + os_reason());
+}
+
+namespace {
+
+// The temporary's bytes on disk before a name makes them visible.
+void flush_to_disk(const std::string& temporary, const std::string& target) {
+  const int fd = ::open(temporary.c_str(), O_RDONLY);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string reason = os_reason();
+    if (fd >= 0) ::close(fd);
+    throw Error("cannot write '" + target + "': " + reason);
+  }
+  ::close(fd);
+}
+
+void sync_directory(const fs::path& file) {
+  const int directory = ::open(directory_of(file).c_str(), O_RDONLY | O_DIRECTORY);
+  if (directory >= 0) {
+    ::fsync(directory);
+    ::close(directory);
+  }
+}
+
+}  // namespace
+
+void StagedFile::commit_new(const std::string& path) {
+  flush_to_disk(temporary_, path);
+  if (::chmod(temporary_.c_str(), default_mode()) != 0 ||
+      ::link(temporary_.c_str(), path.c_str()) != 0) {
+    throw Error("cannot create '" + path + "': " + os_reason());
+  }
+  ::unlink(temporary_.c_str());
+  committed_ = true;
+  sync_directory(path);
+}
+
 void StagedFile::commit() {
   struct stat previous {};
   const mode_t mode =
       ::stat(target_.c_str(), &previous) == 0 ? (previous.st_mode & 07777) : default_mode();
-  const int fd = ::open(temporary_.c_str(), O_RDONLY);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const std::string reason = os_reason();
-    if (fd >= 0) ::close(fd);
-    throw Error("cannot write '" + target_ + "': " + reason);
-  }
-  ::close(fd);
+  flush_to_disk(temporary_, target_);
   if (::chmod(temporary_.c_str(), mode) != 0 ||
       ::rename(temporary_.c_str(), target_.c_str()) != 0) {
     throw Error("cannot move the written file into place at '" + target_ + "': " + os_reason());
   }
   committed_ = true;
-  // The rename itself reaches the disk with the directory.
-  const int directory = ::open(directory_of(target_).c_str(), O_RDONLY | O_DIRECTORY);
-  if (directory >= 0) {
-    ::fsync(directory);
-    ::close(directory);
-  }
+  sync_directory(target_);  // the rename itself reaches the disk with the directory
 }
 
 void write_file_atomically(const std::string& path, std::string_view contents) {
@@ -145,15 +180,7 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
     return;
   }
   StagedFile staged(target);
-  const int fd = ::open(staged.temporary().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + os_reason());
-  try {
-    write_all(fd, contents, path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::close(fd) != 0) throw Error("error while writing '" + path + "': " + os_reason());
+  staged.write(contents);
   staged.commit();
 }
 

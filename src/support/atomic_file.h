@@ -25,9 +25,15 @@ class StagedFile {
   const std::string& temporary() const { return temporary_; }
   // The file the commit replaces (symbolic links resolved).
   const std::string& target() const { return target_; }
+  // Writes `contents` to the temporary (replacing what it holds). Throws saturate::Error.
+  void write(std::string_view contents);
   // Flushes the temporary to disk and renames it over the target, with the target's previous
   // permissions (or 0666 less the umask for a new file).
   void commit();
+  // Flushes the temporary to disk and gives it the name `path` (in the same folder), which no
+  // file may have: link() creates it or fails, so another file is never replaced. Throws
+  // saturate::Error (naming the file when it exists).
+  void commit_new(const std::string& path);
 
  private:
   std::string target_;
