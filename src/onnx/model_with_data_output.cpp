@@ -1,12 +1,16 @@
 #include "onnx/model_with_data_output.h"
 
+#include <fcntl.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <system_error>
 
@@ -17,6 +21,36 @@ namespace saturate::onnx {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr std::string_view kClaim = "saturate claim ";
+
+// Creates `path` if no file has that name (O_EXCL), holding "saturate claim PID": a later run
+// removes the claim of a process that is gone.
+bool claim(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  const std::string text = std::string(kClaim) + std::to_string(::getpid()) + "\n";
+  const ssize_t written = ::write(fd, text.data(), text.size());
+  ::close(fd);
+  if (written != static_cast<ssize_t>(text.size())) {
+    ::unlink(path.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Whether `path` is a claim whose process is gone (killed before its data was written).
+bool dead_claim(const fs::path& path) {
+  std::error_code error;
+  if (fs::file_size(path, error) > 64 || error) return false;
+  std::ifstream in(path);
+  std::string word1, word2;
+  long pid = 0;
+  if (!(in >> word1 >> word2 >> pid) || word1 + " " + word2 + " " != kClaim || pid <= 0) {
+    return false;
+  }
+  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
 
 bool name_taken(const fs::path& path) {
   std::error_code error;
@@ -76,22 +110,38 @@ ModelWithDataOutput::ModelWithDataOutput(const std::string& model_path, std::set
   directory_ = model.has_parent_path() ? model.parent_path().string() : ".";
   const std::string name = model.filename().string();
   // The conventional name only where no model would be left pointing at it.
-  fs::path chosen = fs::path(directory_) / (name + ".data");
-  if (name_taken(model) || name_taken(chosen)) {
-    for (int attempt = 0;; ++attempt) {
-      if (attempt == 64) throw Error("cannot choose a data file name beside '" + model_path + "'");
-      chosen = fs::path(directory_) / (name + "." + random_suffix() + ".data");
-      if (!name_taken(chosen)) break;
+  // Claims of killed runs go first, so that the conventional name is free again.
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(directory_, error)) {
+    if (named_by_scheme(entry.path().filename().string(), name) && dead_claim(entry.path())) {
+      std::error_code ignored;
+      fs::remove(entry.path(), ignored);
     }
+  }
+  // The conventional name only where no model would be left pointing at it; any name is
+  // claimed (created empty with O_EXCL), so two runs never choose one.
+  fs::path chosen = fs::path(directory_) / (name + ".data");
+  bool claimed = !name_taken(model) && claim(chosen);
+  for (int attempt = 0; !claimed; ++attempt) {
+    if (attempt == 64) {
+      throw Error("cannot create a data file beside '" + model_path + "': " + os_reason());
+    }
+    chosen = fs::path(directory_) / (name + "." + random_suffix() + ".data");
+    claimed = claim(chosen);
   }
   data_path_ = chosen.string();
   location_ = chosen.filename().string();
-  data_ = std::make_unique<StagedFile>(model_path_ + ".data");  // named after the model
+  try {
+    data_ = std::make_unique<StagedFile>(model_path_ + ".data");  // named after the model
+  } catch (...) {
+    ::unlink(data_path_.c_str());
+    throw;
+  }
 }
 
 ModelWithDataOutput::~ModelWithDataOutput() {
-  // Data made visible for a model that was not: no model names it.
-  if (data_visible_ && !committed_) ::unlink(data_path_.c_str());
+  // The claimed name, or data moved there for a model that was not written: no model names it.
+  if (!committed_) ::unlink(data_path_.c_str());
 }
 
 void ModelWithDataOutput::commit(std::string_view model_bytes) {
@@ -99,8 +149,7 @@ void ModelWithDataOutput::commit(std::string_view model_bytes) {
   const std::set<std::string> replaced = data_locations(model);
   StagedFile staged_model(model_path_);
   staged_model.write(model_bytes);
-  data_->commit_new(data_path_);
-  data_visible_ = true;
+  data_->commit_as(data_path_);
   staged_model.commit();
   committed_ = true;
   remove_replaced(replaced);
@@ -120,10 +169,10 @@ void ModelWithDataOutput::remove_replaced(const std::set<std::string>& replaced)
     if (file == location_ || !named_by_scheme(file, name) || read_by_input(entry.path())) {
       continue;
     }
-    // The replaced model's data now; another's only when no run can still be between its two
-    // steps (a killed run's leftover).
-    bool stale = false;
-    if (!replaced.contains(file)) {
+    // The replaced model's data now; a dead process's claim now; other files no model names
+    // only when no run can still be between its two steps (a killed run's data).
+    bool stale = dead_claim(entry.path());
+    if (!stale && !replaced.contains(file)) {
       auto written = fs::last_write_time(entry.path(), error);
       stale = !error && fs::file_time_type::clock::now() - written > std::chrono::minutes(10);
     }

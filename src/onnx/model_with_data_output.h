@@ -1,15 +1,15 @@
 #pragma once
 
 // A model file and its external data file made visible together, by one rename (internal to the
-// onnx part). The data file's name is chosen before the model is serialized (the model names
-// it): `OUT.onnx.data` where neither it nor OUT.onnx exists, else `OUT.onnx.<8 hex digits>.data`.
-// At commit the model is written to its temporary first; then the data temporary gets the chosen
-// name with link() (which never replaces a file: a name another run took in between is an
-// error, not a mix); then the model is renamed over OUT.onnx. Until that last rename the
-// previous pair is whole and visible, after it the new one. Only then are the replaced model's
-// data files removed (those named by this scheme that no input reads), and data files of this
-// scheme left unreferenced by runs killed between the two steps, once they are 10 minutes old.
-// Temporaries are named after OUT.onnx, so the next run removes those of killed runs.
+// onnx part). The data file's name is claimed (created with O_EXCL, holding the claimer's pid,
+// so two runs never share one) before the model is serialized (the model names it): `OUT.onnx.data`
+// where neither it nor OUT.onnx exists, else `OUT.onnx.<8 hex digits>.data`. At commit the model is
+// written to its temporary first; then the data temporary is renamed over the claimed name; then
+// the model is renamed over OUT.onnx. Until that last rename the previous pair is whole and
+// visible, after it the new one. Only then are the replaced model's data files removed (those named
+// by this scheme that no input reads), claims whose process is gone, and data files of this scheme
+// no model names once they are 10 minutes old (a run killed between its two renames). Temporaries
+// are named after OUT.onnx, so the next run removes those of killed runs.
 #include <memory>
 #include <set>
 #include <string>
@@ -43,7 +43,6 @@ class ModelWithDataOutput {
   std::string location_;   // its file name
   std::set<std::string> keep_;
   std::unique_ptr<StagedFile> data_;
-  bool data_visible_ = false;
   bool committed_ = false;
 };
 

@@ -140,13 +140,12 @@ void sync_directory(const fs::path& file) {
 
 }  // namespace
 
-void StagedFile::commit_new(const std::string& path) {
+void StagedFile::commit_as(const std::string& path) {
   flush_to_disk(temporary_, path);
   if (::chmod(temporary_.c_str(), default_mode()) != 0 ||
-      ::link(temporary_.c_str(), path.c_str()) != 0) {
-    throw Error("cannot create '" + path + "': " + os_reason());
+      ::rename(temporary_.c_str(), path.c_str()) != 0) {
+    throw Error("cannot move the written file into place at '" + path + "': " + os_reason());
   }
-  ::unlink(temporary_.c_str());
   committed_ = true;
   sync_directory(path);
 }

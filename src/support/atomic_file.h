@@ -30,10 +30,9 @@ class StagedFile {
   // Flushes the temporary to disk and renames it over the target, with the target's previous
   // permissions (or 0666 less the umask for a new file).
   void commit();
-  // Flushes the temporary to disk and gives it the name `path` (in the same folder), which no
-  // file may have: link() creates it or fails, so another file is never replaced. Throws
-  // saturate::Error (naming the file when it exists).
-  void commit_new(const std::string& path);
+  // Flushes the temporary to disk and renames it to `path` (in the same folder), a name the
+  // caller owns (claimed empty with O_EXCL), with 0666 less the umask. Throws saturate::Error.
+  void commit_as(const std::string& path);
 
  private:
   std::string target_;

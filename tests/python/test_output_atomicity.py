@@ -130,6 +130,13 @@ def test_temporaries_of_killed_runs_are_removed_by_the_next_run(saturate, tmp_pa
     orphan.write_bytes(b"x" * 1000)
     live = tmp_path / f".out.onnx.tmp-saturate-{os.getpid()}-abcdef"  # a run still working
     live.write_bytes(b"x")
+    # A killed run's claim on the data file name (it dies before writing the data).
+    (tmp_path / "out.onnx.data").write_text(f"saturate claim {dead}\n")
+    live_claim = tmp_path / "out.onnx.0123abcd.data"
+    live_claim.write_text(f"saturate claim {os.getpid()}\n")
     result = saturate(*optimize_args(source, tmp_path / "out.onnx"))
     assert result.returncode == 0, result.stderr
-    assert not orphan.exists() and live.exists()
+    assert not orphan.exists() and live.exists() and live_claim.exists()
+    # The dead claim was removed, so the new output took the conventional name.
+    assert (tmp_path / "out.onnx.data").stat().st_size > 100_000
+    assert computes_like(tmp_path / "out.onnx", source)
