@@ -1,7 +1,6 @@
 #include "onnx/model_with_data_output.h"
 
 #include <fcntl.h>
-#include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <random>
 #include <system_error>
 
+#include "onnx/external_data_files.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -64,23 +64,14 @@ std::string random_suffix() {
   return text;
 }
 
-// The external-data file names a model file refers to (empty when it cannot be read as one:
-// only its own data files are ever removed, so a model that does not parse removes nothing).
-std::set<std::string> data_locations(const fs::path& model) {
+// The data files in `directory` that the model file names (onnx/external_data_files.h; empty
+// for a model that does not parse: only its own data files are ever removed).
+std::set<std::string> data_locations(const fs::path& model, const fs::path& directory) {
   std::set<std::string> names;
   std::error_code error;
-  if (!fs::is_regular_file(model, error)) return names;
-  const auto size = fs::file_size(model, error);
-  if (error || size > (uint64_t{256} << 20)) return names;  // weights inside: no data files
-  ::onnx::ModelProto proto;
-  try {
-    if (!proto.ParseFromString(read_file(model.string()))) return names;
-  } catch (const Error&) {
-    return names;
-  }
-  for (const auto& tensor : proto.graph().initializer()) {
-    for (const auto& entry : tensor.external_data()) {
-      if (entry.key() == "location") names.insert(entry.value());
+  for (const std::string& file : external_data_files(model.string())) {
+    if (fs::equivalent(fs::path(file).parent_path(), directory, error)) {
+      names.insert(fs::path(file).filename().string());
     }
   }
   return names;
@@ -146,7 +137,7 @@ ModelWithDataOutput::~ModelWithDataOutput() {
 
 void ModelWithDataOutput::commit(std::string_view model_bytes) {
   const fs::path model(model_path_);
-  const std::set<std::string> replaced = data_locations(model);
+  const std::set<std::string> replaced = data_locations(model, directory_);
   StagedFile staged_model(model_path_);
   staged_model.write(model_bytes);
   data_->commit_as(data_path_);

@@ -67,6 +67,20 @@ void write_all(int fd, std::string_view contents, const std::string& path) {
   }
 }
 
+// `contents` written to the file at `path` (opened O_WRONLY | flags); `name` for messages.
+void write_to(const std::string& path, int flags, std::string_view contents,
+              const std::string& name) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags);
+  if (fd < 0) throw Error("cannot open '" + name + "' for writing: " + os_reason());
+  try {
+    write_all(fd, contents, name);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw Error("error while writing '" + name + "': " + os_reason());
+}
+
 }  // namespace
 
 std::string resolve_links(const std::string& path) {
@@ -106,15 +120,7 @@ StagedFile::~StagedFile() {
 }
 
 void StagedFile::write(std::string_view contents) {
-  const int fd = ::open(temporary_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open '" + target_ + "' for writing: " + os_reason());
-  try {
-    write_all(fd, contents, target_);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::close(fd) != 0) throw Error("error while writing '" + target_ + "': " + os_reason());
+  write_to(temporary_, O_TRUNC, contents, target_);
 }
 
 namespace {
@@ -141,41 +147,30 @@ void sync_directory(const fs::path& file) {
 }  // namespace
 
 void StagedFile::commit_as(const std::string& path) {
-  flush_to_disk(temporary_, path);
-  if (::chmod(temporary_.c_str(), default_mode()) != 0 ||
-      ::rename(temporary_.c_str(), path.c_str()) != 0) {
-    throw Error("cannot move the written file into place at '" + path + "': " + os_reason());
-  }
-  committed_ = true;
-  sync_directory(path);
+  move_to(path, default_mode());
 }
 
 void StagedFile::commit() {
   struct stat previous {};
-  const mode_t mode =
-      ::stat(target_.c_str(), &previous) == 0 ? (previous.st_mode & 07777) : default_mode();
-  flush_to_disk(temporary_, target_);
-  if (::chmod(temporary_.c_str(), mode) != 0 ||
-      ::rename(temporary_.c_str(), target_.c_str()) != 0) {
-    throw Error("cannot move the written file into place at '" + target_ + "': " + os_reason());
+  move_to(target_,
+          ::stat(target_.c_str(), &previous) == 0 ? (previous.st_mode & 07777) : default_mode());
+}
+
+void StagedFile::move_to(const std::string& path, unsigned mode) {
+  flush_to_disk(temporary_, path);
+  if (::chmod(temporary_.c_str(), static_cast<mode_t>(mode)) != 0 ||
+      ::rename(temporary_.c_str(), path.c_str()) != 0) {
+    throw Error("cannot move the written file into place at '" + path + "': " + os_reason());
   }
   committed_ = true;
-  sync_directory(target_);  // the rename itself reaches the disk with the directory
+  sync_directory(path);  // the rename itself reaches the disk with the directory
 }
 
 void write_file_atomically(const std::string& path, std::string_view contents) {
   const std::string target = resolve_links(path);
   if (is_special(target)) {
     // /dev/stdout, a FIFO: written to, never replaced by a regular file.
-    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + os_reason());
-    try {
-      write_all(fd, contents, path);
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
-    ::close(fd);
+    write_to(target, 0, contents, path);
     return;
   }
   StagedFile staged(target);

@@ -35,6 +35,9 @@ class StagedFile {
   void commit_as(const std::string& path);
 
  private:
+  // fsync, chmod to `mode`, rename to `path`, fsync the folder.
+  void move_to(const std::string& path, unsigned mode);
+
   std::string target_;
   std::string temporary_;
   bool committed_ = false;

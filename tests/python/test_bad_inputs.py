@@ -170,9 +170,8 @@ def test_output_over_the_inputs_external_data_is_refused(saturate, tmp_path):
     assert "refusing to overwrite the input" in line
 
 
-def test_outputs_onto_the_data_file_the_input_names_are_refused(saturate, tmp_path):
-    """The input keeps its weights in weights.bin: no report, drawing or e-graph may replace
-    it (compared as files: a symbolic link to it is it too)."""
+def save_matmul_with_external_data(path: pathlib.Path, location: str) -> None:
+    """x @ W with W (32 x 64) kept in the external file `location` beside `path`."""
     weights = np.arange(2048, dtype=np.float32).reshape(32, 64)
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
@@ -181,8 +180,13 @@ def test_outputs_onto_the_data_file_the_input_names_are_refused(saturate, tmp_pa
         [numpy_helper.from_array(weights, "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    onnx.save(model, str(tmp_path / "m.onnx"), save_as_external_data=True,
-              location="weights.bin", size_threshold=0)
+    onnx.save(model, str(path), save_as_external_data=True, location=location, size_threshold=0)
+
+
+def test_outputs_onto_the_data_file_the_input_names_are_refused(saturate, tmp_path):
+    """The input keeps its weights in weights.bin: no report, drawing or e-graph may replace
+    it (compared as files: a symbolic link to it is it too)."""
+    save_matmul_with_external_data(tmp_path / "m.onnx", "weights.bin")
     data = tmp_path / "weights.bin"
     before = data.read_bytes()
     link = tmp_path / "link.bin"
@@ -202,16 +206,7 @@ def test_external_data_through_a_link_that_leads_out_is_refused(saturate, tmp_pa
     outside.mkdir()
     folder = tmp_path / "model"
     folder.mkdir()
-    weights = np.arange(2048, dtype=np.float32).reshape(32, 64)
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 64])],
-        [numpy_helper.from_array(weights, "w")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, str(folder / "m.onnx"), save_as_external_data=True, location="w.data",
-              size_threshold=0)
+    save_matmul_with_external_data(folder / "m.onnx", "w.data")
     (folder / "w.data").rename(outside / "secret.data")
     (folder / "w.data").symlink_to(outside / "secret.data")
     line = assert_clear_failure(
