@@ -12,6 +12,7 @@ if [ "$sanitize" = 1 ]; then
 else
   build_type=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSATURATE_SANITIZE=OFF)
 fi
-cmake -S . -B "$build_dir" -G Ninja "${build_type[@]}" -DSATURATE_WERROR=ON "$@" >/dev/null
+source scripts/compiler_cache.sh
+cmake -S . -B "$build_dir" -G Ninja "${build_type[@]}" "${compiler_cache[@]}" -DSATURATE_WERROR=ON "$@" >/dev/null
 read -r -a targets <<<"${SATURATE_BUILD_TARGETS:-all}"
 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"

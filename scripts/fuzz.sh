@@ -12,10 +12,9 @@ seconds=${1:-30}
 SATURATE_EXTRA_APT_PACKAGES="clang libclang-rt-14-dev" bash scripts/setup.sh
 
 build_dir=build-fuzz
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+source scripts/compiler_cache.sh
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DSATURATE_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 -DSATURATE_WERROR=ON "${launcher[@]}" >/dev/null
+  -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 -DSATURATE_WERROR=ON "${compiler_cache[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target fuzz_targets
 
 # Target and the longest input it is given (bytes): text formats are small, ONNX seeds are

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 apt_packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev coinor-libcbc-dev
   graphviz python3-dev pybind11-dev

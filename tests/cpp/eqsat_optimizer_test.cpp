@@ -11,6 +11,7 @@
 #include "ir/text_format.h"
 #include "models/model_registry.h"
 #include "runtime/interpreter.h"
+#include "source_dir.h"
 
 using namespace saturate;
 using namespace saturate::eqsat;
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 
 RuleSet library_rules() {
   RuleSet set;
-  for (const auto& entry : fs::directory_iterator(fs::path(SATURATE_SOURCE_DIR) / "rules")) {
+  for (const auto& entry : fs::directory_iterator(saturate::tests::source_dir() / "rules")) {
     if (entry.path().extension() == ".rules") set.append(load_rules(entry.path().string()));
   }
   return set;
@@ -157,7 +158,7 @@ TEST(Optimizer, MergesThreeMatmulsOfOneInputAtKMultiOne) {
 // NasNet-A with TENSAT's rules at k_multi 2 (the paper's case where greedy extraction does worse
 // than the input); skipped without the rule files.
 std::optional<RuleSet> tensat_rules() {
-  fs::path tensat = fs::path(SATURATE_SOURCE_DIR) / ".." / "shared" / "data" / "tensat-rules";
+  fs::path tensat = saturate::tests::source_dir() / ".." / "shared" / "data" / "tensat-rules";
   if (!fs::exists(tensat)) return std::nullopt;
   RuleSet rules = load_rules((tensat / "converted.txt").string());
   rules.append(load_rules((tensat / "converted_multi.txt").string(), RuleFileFormat::TensatMulti));

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "eqsat/rule_file.h"
+#include "source_dir.h"
 
 using namespace saturate;
 using namespace saturate::eqsat;
@@ -10,7 +11,7 @@ using namespace saturate::eqsat;
 namespace {
 
 const std::filesystem::path kTensatRules =
-    std::filesystem::path(SATURATE_SOURCE_DIR) / ".." / "shared" / "data" / "tensat-rules";
+    saturate::tests::source_dir() / ".." / "shared" / "data" / "tensat-rules";
 
 ParseError parse_failure(const std::string& text,
                          RuleFileFormat format = RuleFileFormat::Saturate) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "eqsat/rule_checker.h"
+#include "source_dir.h"
 
 using namespace saturate;
 using namespace saturate::eqsat;
@@ -14,9 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRulesDir = fs::path(SATURATE_SOURCE_DIR) / "rules";
+const fs::path kRulesDir = saturate::tests::source_dir() / "rules";
 const fs::path kTensatRules =
-    fs::path(SATURATE_SOURCE_DIR) / ".." / "shared" / "data" / "tensat-rules";
+    saturate::tests::source_dir() / ".." / "shared" / "data" / "tensat-rules";
 
 RuleSet project_rules() {
   RuleSet set;

@@ -10,13 +10,14 @@
 
 #include "extract/egraph_json.h"
 #include "extract/extractor.h"
+#include "source_dir.h"
 
 using namespace saturate::extract;
 
 namespace {
 
 const std::filesystem::path kDataDir =
-    std::filesystem::path(SATURATE_SOURCE_DIR "/../shared/data/egraphs").lexically_normal();
+    (saturate::tests::source_dir() / ".." / "shared" / "data" / "egraphs").lexically_normal();
 
 #define SKIP_WITHOUT_DATA()                                                           \
   if (!std::filesystem::exists(kDataDir)) {                                           \

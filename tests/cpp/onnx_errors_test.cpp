@@ -16,6 +16,7 @@
 #include "onnx_model_builder.h"
 #include "onnx_test_support.h"
 #include "runtime/interpreter.h"
+#include "source_dir.h"
 #include "support/error.h"
 
 using namespace saturate;
@@ -363,7 +364,7 @@ TEST(OnnxErrors, ProtobufLogLinesAreCaptured) {
 // Reshape target made ONNX 1.12's data propagation dereference a null type.
 TEST(OnnxErrors, FuzzRegressionsAreClearErrors) {
   const std::filesystem::path corpus =
-      std::filesystem::path(SATURATE_SOURCE_DIR) / "fuzz" / "corpus" / "onnx_import";
+      saturate::tests::source_dir() / "fuzz" / "corpus" / "onnx_import";
   size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
     if (entry.path().filename().string().rfind("regress-", 0) != 0) continue;

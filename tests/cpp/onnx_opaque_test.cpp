@@ -14,6 +14,7 @@
 #include "onnx/opaque_capsule.h"
 #include "onnx_test_support.h"
 #include "runtime/interpreter.h"
+#include "source_dir.h"
 #include "support/error.h"
 
 using namespace saturate;
@@ -74,7 +75,7 @@ std::string model_with_a_twin() {
 eqsat::RuleSet library_rules() {
   eqsat::RuleSet set;
   for (const auto& entry :
-       std::filesystem::directory_iterator(std::filesystem::path(SATURATE_SOURCE_DIR) / "rules")) {
+       std::filesystem::directory_iterator(saturate::tests::source_dir() / "rules")) {
     if (entry.path().extension() == ".rules") set.append(eqsat::load_rules(entry.path().string()));
   }
   return set;

@@ -7,9 +7,9 @@
 #include <random>
 
 #include "ir/graph_builder.h"
-#include "support/error.h"
 #include "runtime/interpreter.h"
 #include "runtime_test_support.h"
+#include "support/error.h"
 
 using namespace saturate::ir;
 using namespace saturate::runtime;

@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "eqsat/rule_file.h"
+#include "source_dir.h"
 
 namespace saturate::search::testing_support {
 
 inline eqsat::RuleSet library_rules() {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(SATURATE_SOURCE_DIR) / "rules")) {
+  for (const auto& entry : fs::directory_iterator(saturate::tests::source_dir() / "rules")) {
     if (entry.path().extension() == ".rules") files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
