@@ -26,13 +26,17 @@ struct OptimizeCommandOptions {
 void print_summary(const driver::PipelineOptions& options, const driver::PipelineResult& result) {
   const nlohmann::ordered_json& report = result.report;
   TextTable table({"", "original", "optimized"});
+  // A cost is null when the time limit stopped the search before it was known.
+  auto cost = [](const nlohmann::ordered_json& value) {
+    return value.is_null() ? std::string("-") : format_fixed(value.get<double>(), 4);
+  };
   table.add_row({"cost (ms, " + report["cost_model"].get<std::string>() + ")",
-                 format_fixed(report["original_cost"].get<double>(), 4),
-                 format_fixed(report["optimized_cost"].get<double>(), 4)});
+                 cost(report["original_cost"]), cost(report["optimized_cost"])});
   table.add_row({"operators", std::to_string(result.original.num_operators()),
                  std::to_string(result.optimized.num_operators())});
   std::printf("%s\n", table.render().c_str());
-  std::printf("speedup (cost model): %.2f%%\n", report["speedup_percent"].get<double>());
+  if (!report["speedup_percent"].is_null())
+    std::printf("speedup (cost model): %.2f%%\n", report["speedup_percent"].get<double>());
   if (!result.cost_summary.empty()) std::printf("%s\n", result.cost_summary.c_str());
   if (const auto& latency = report["latency_check"]; !latency.is_null()) {
     const double original_ms = latency["original_median_ms"].get<double>();
@@ -167,7 +171,11 @@ void register_optimize_command(CLI::App& app) {
   command->add_flag("--multi-same-class", options->multi_same_class,
                     "Also apply multi-pattern matches whose patterns match one e-class (TENSAT's "
                     "Algorithm 1 as written; by default an operator is never merged with itself)");
-  command->add_option("--time-limit", options->time_limit, "Exploration time limit (s)")
+  command
+      ->add_option("--time-limit", options->time_limit,
+                   "Seconds for the whole command, import to write: the search, cost "
+                   "measurement and the ONNX Runtime checks share it; when it runs out the "
+                   "original model is written and the report says where (time_limit_reached_while)")
       ->check(kPositiveSeconds)
       ->capture_default_str();
   command->add_option("--cycle-filter", options->cycle_filter, "Cycle filtering")

@@ -7,6 +7,7 @@
 #include "ir/attribute.h"
 #include "ir/op_kind.h"
 #include "ir/tensor_type.h"
+#include "support/deadline.h"
 
 namespace saturate::cost {
 
@@ -69,6 +70,9 @@ class CostModel {
   // Announces configurations about to be priced (all e-nodes of an e-graph, before extraction).
   // The default does nothing; op_cost must work without it.
   virtual void prepare(const std::vector<OwnedOpConfig>& /*configs*/) const {}
+  // A model that measures stops timing at `deadline` and prices what is left by its fallback
+  // (and says so in its statistics); one that prices by formula ignores it.
+  virtual void set_measurement_deadline(Deadline /*deadline*/) const {}
 };
 
 }  // namespace saturate::cost

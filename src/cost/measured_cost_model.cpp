@@ -67,6 +67,13 @@ void MeasuredCostModel::prepare(const std::vector<OwnedOpConfig>& configs) const
   }
 
   for (size_t begin = 0; begin < to_time.size(); begin += options_.batch_size) {
+    if (measure_until_.expired()) {
+      for (size_t i = begin; i < to_time.size(); ++i) {
+        costs_.emplace(keys[i], fallback_->op_cost(to_time[i]->view()));
+        ++stats_.unmeasured_at_deadline;
+      }
+      break;
+    }
     const size_t end = std::min(to_time.size(), begin + options_.batch_size);
     std::vector<OwnedOpConfig> batch;
     for (size_t i = begin; i < end; ++i) batch.push_back(*to_time[i]);

@@ -15,9 +15,11 @@ namespace saturate::cost {
 
 // What a measured model did, for reports. Each distinct configuration counts once.
 struct MeasuredCostStats {
-  size_t measured = 0;         // timed on the back end in this process
-  size_t cache_hits = 0;       // found in the on-disk cache
-  size_t fallbacks = 0;        // not supported by the back end: priced by the fallback model
+  size_t measured = 0;    // timed on the back end in this process
+  size_t cache_hits = 0;  // found in the on-disk cache
+  size_t fallbacks = 0;   // not supported by the back end: priced by the fallback model
+  // Not timed because the measurement deadline came first: priced by the fallback model too.
+  size_t unmeasured_at_deadline = 0;
   double measure_seconds = 0;  // wall time spent timing
 };
 
@@ -47,6 +49,7 @@ class MeasuredCostModel : public CostModel {
   bool wants_prepare() const override { return true; }
   // Times, in batches, every configuration not yet known (in memory or on disk).
   void prepare(const std::vector<OwnedOpConfig>& configs) const override;
+  void set_measurement_deadline(Deadline deadline) const override { measure_until_ = deadline; }
 
   const MeasuredCostStats& stats() const { return stats_; }
   const std::string& fingerprint() const { return fingerprint_; }
@@ -64,6 +67,7 @@ class MeasuredCostModel : public CostModel {
   // remembered here.
   mutable std::unordered_map<std::string, double> costs_;
   mutable MeasuredCostStats stats_;
+  mutable Deadline measure_until_ = Deadline::never();
 };
 
 }  // namespace saturate::cost

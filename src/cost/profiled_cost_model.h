@@ -46,6 +46,9 @@ class ProfiledCostModel : public CostModel {
   // Hands the inner model, in one batch, every configuration as it will be priced: static ones
   // as given, symbolic ones bound at every profile.
   void prepare(const std::vector<OwnedOpConfig>& configs) const override;
+  void set_measurement_deadline(Deadline deadline) const override {
+    inner_->set_measurement_deadline(deadline);
+  }
 
   // The wrapped model (a report reads a measured model's statistics from it).
   const CostModel& inner() const { return *inner_; }

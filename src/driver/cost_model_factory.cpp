@@ -108,7 +108,7 @@ void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json&
       dynamic_cast<const cost::MeasuredCostModel*>(&cost::unwrap_profiles(model));
   if (measured == nullptr) {
     for (const char* key : {"cost_cache", "cost_measured", "cost_cache_hits", "cost_fallbacks",
-                            "cost_measure_seconds"}) {
+                            "cost_unmeasured_at_deadline", "cost_measure_seconds"}) {
       report[key] = nullptr;
     }
     return;
@@ -119,6 +119,7 @@ void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json&
   report["cost_measured"] = stats.measured;
   report["cost_cache_hits"] = stats.cache_hits;
   report["cost_fallbacks"] = stats.fallbacks;
+  report["cost_unmeasured_at_deadline"] = stats.unmeasured_at_deadline;
   report["cost_measure_seconds"] = stats.measure_seconds;
 }
 
@@ -133,6 +134,10 @@ std::string cost_model_summary(const cost::CostModel& model) {
   if (measured->cache() != nullptr) text += " (" + measured->cache()->path() + ")";
   text += ", " + std::to_string(stats.fallbacks) + " priced by the " + measured->fallback().name() +
           " fallback";
+  if (stats.unmeasured_at_deadline > 0) {
+    text += ", " + std::to_string(stats.unmeasured_at_deadline) +
+            " more by it because the time limit left no time to measure them";
+  }
   return text;
 }
 

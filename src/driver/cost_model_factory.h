@@ -36,8 +36,9 @@ std::unique_ptr<cost::CostModel> make_cost_model(
     const CostModelOptions& options,
     std::shared_ptr<onnx::OnnxruntimeHelper> onnxruntime_helper = nullptr);
 
-// Adds cost_model, cost_cache, cost_measured, cost_cache_hits, cost_fallbacks and
-// cost_measure_seconds to a report (the last five are null for the analytic model).
+// Adds cost_model, cost_cache, cost_measured, cost_cache_hits, cost_fallbacks,
+// cost_unmeasured_at_deadline and cost_measure_seconds to a report (all but the first null for
+// the analytic model).
 void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json& report);
 
 // "cost model onednn: 12 configurations measured in 0.84 s, 40 from the cache (PATH), 3 priced

@@ -20,7 +20,6 @@ eqsat::OptimizeOptions saturation_settings(const PipelineOptions& options) {
   settings.iteration_limit = options.iteration_limit;
   settings.multi_pattern_iterations = options.k_multi;
   settings.multi_pattern_same_class = options.multi_same_class;
-  settings.time_limit_seconds = options.time_limit;
   settings.cycle_filter = options.cycle_filter == "vanilla" ? eqsat::CycleFilterMode::Vanilla
                                                             : eqsat::CycleFilterMode::Efficient;
   settings.extractor = options.extractor == "greedy" ? "greedy-dag" : options.extractor;
@@ -100,10 +99,11 @@ nlohmann::json extraction_statistics(const extract::ExtractionResult& extraction
 
 SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleSet& rules,
                                       const FusionLibraries& fusions, const cost::CostModel& model,
-                                      const PipelineOptions& options,
+                                      const PipelineOptions& options, const Deadline& deadline,
                                       const std::string& egraph_json_path,
                                       const std::string& egraph_dot_path) {
   eqsat::OptimizeOptions settings = saturation_settings(options);
+  settings.deadline = deadline;
   size_t pypm_rules = 0;
   for (const std::string& path : options.pypm_files) {
     auto module = std::make_shared<const pm::Module>(pm::load_pmb(path));

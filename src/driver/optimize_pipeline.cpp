@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 
+#include "cost/analytic_cost_model.h"
 #include "driver/deployment_target.h"
 #include "driver/file_checks.h"
 #include "driver/json_output.h"
@@ -21,6 +23,7 @@
 #include "onnx/onnx_export.h"
 #include "onnx/onnxruntime_helper.h"
 #include "support/atomic_file.h"
+#include "support/deadline.h"
 #include "support/error.h"
 #include "support/python_helper.h"
 #include "support/strings.h"
@@ -33,6 +36,8 @@ namespace {
 // the checks) and shared by both.
 class OnnxruntimeConnection {
  public:
+  explicit OnnxruntimeConnection(Deadline deadline) : deadline_(deadline) {}
+
   std::shared_ptr<onnx::OnnxruntimeHelper> get() {
     if (helper_ == nullptr) {
       try {
@@ -42,13 +47,23 @@ class OnnxruntimeConnection {
         throw Error(std::string("ONNX Runtime checks need Python with onnxruntime: ") +
                     error.what());
       }
+      helper_->set_deadline(deadline_);
     }
     return helper_;
   }
 
  private:
+  Deadline deadline_;
   std::shared_ptr<onnx::OnnxruntimeHelper> helper_;
 };
+
+// The search's share of the time left after import; the rest is for the checks in ONNX
+// Runtime (when they run) and writing.
+constexpr double kSearchShareBeforeChecks = 0.6;
+constexpr double kSearchShareAlone = 0.9;
+// The latency check's share of the time left after the search, when verification follows it.
+constexpr double kLatencyShareBeforeVerification = 0.4;
+constexpr double kLatencyShareAlone = 0.8;
 
 // The optimized ONNX model, exported once: in memory, or (when its weights go to external
 // data) to a temporary file with its data beside it.
@@ -64,7 +79,10 @@ struct ExportedModel {
 class Pipeline {
  public:
   Pipeline(const ModelInput& input, const PipelineOptions& options)
-      : input_(input), options_(options) {}
+      : input_(input),
+        options_(options),
+        deadline_(Deadline::after(options.time_limit)),
+        onnxruntime_(deadline_) {}
 
   PipelineResult run();
 
@@ -82,9 +100,18 @@ class Pipeline {
   std::vector<onnx::InputShapes> check_shapes(const onnx::OnnxModel& source,
                                               const ir::Graph& original, bool verification) const;
   void write_outputs(const PipelineResult& result) const;
+  bool checks_in_onnxruntime(const LoadedModel& loaded) const;
+  // Ends the current phase when the command's deadline has passed.
+  void stop_if_past_deadline() const;
+  // What the run keeps when the deadline stopped `phase_`: the original, costs unknown.
+  SearchOutcome keep_original_at_deadline(const ir::Graph& original);
 
   const ModelInput& input_;
   PipelineOptions options_;
+  // The whole command's (--time-limit), from import to write; every phase ends by it.
+  Deadline deadline_;
+  std::string phase_ = "importing the model";
+  std::string deadline_stopped_;  // the phase the deadline stopped, empty when none
   OnnxruntimeConnection onnxruntime_;
   size_t onnx_exports_ = 0;
   std::optional<ExportedModel> exported_;
@@ -106,6 +133,10 @@ void Pipeline::check_files_before_work() const {
                          {"--dot", out.dot},
                          {"--egraph-json", out.egraph_json},
                          {"--egraph-dot", out.egraph_dot}});
+  if (!(options_.time_limit > 0)) {
+    throw Error("the time limit must be a positive number of seconds, not " +
+                format_double(options_.time_limit));
+  }
   if (options_.no_rules && (!options_.rule_files.empty() || !options_.tensat_multi_files.empty())) {
     throw Error("--no-rules contradicts --rules/--tensat-multi");
   }
@@ -209,6 +240,28 @@ bool Pipeline::writes_input_bytes(const onnx::OnnxModel& source) const {
   return source.external_tensors == 0 && options_.outputs.external_data != "on";
 }
 
+bool Pipeline::checks_in_onnxruntime(const LoadedModel& loaded) const {
+  return loaded.onnx != nullptr &&
+         (options_.verify || (options_.cost.kind == "onnxruntime" && options_.latency_runs > 0));
+}
+
+void Pipeline::stop_if_past_deadline() const {
+  if (deadline_.expired()) throw DeadlinePassed("the time limit came while " + phase_);
+}
+
+SearchOutcome Pipeline::keep_original_at_deadline(const ir::Graph& original) {
+  deadline_stopped_ = phase_;
+  SearchOutcome outcome;
+  outcome.graph = original;
+  outcome.kept_original = true;
+  outcome.original_cost = outcome.optimized_cost = std::numeric_limits<double>::quiet_NaN();
+  outcome.report = nlohmann::ordered_json::object();  // no search statistics to give
+  outcome.stop_description = "time limit (" + format_double(options_.time_limit) +
+                             " s, --time-limit): reached while " + phase_ +
+                             "; the original model is kept";
+  return outcome;
+}
+
 void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) {
   const onnx::OnnxModel& source = *result.onnx_source;
   if (!outcome.kept_original) exported_ = export_model(outcome.graph, source, "optimized.onnx");
@@ -219,7 +272,11 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
   if (time_it || verify_it) {
     onnx::ModelCheckRequest request;
     request.latency_runs = time_it ? options_.latency_runs : 0;
-    request.latency_budget_seconds = options_.latency_budget;
+    // Within the command's deadline, leaving verification its part.
+    request.latency_budget_seconds =
+        std::min(options_.latency_budget,
+                 deadline_.seconds_left() *
+                     (verify_it ? kLatencyShareBeforeVerification : kLatencyShareAlone));
     request.threads = onnxruntime_threads(options_.cost.threads);
     request.verify = verify_it;
     request.input_shapes = check_shapes(source, result.original, verify_it);
@@ -232,7 +289,15 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
                " s)";
     if (verify_it) steps += std::string(time_it ? "," : "") + " comparing their outputs";
     std::fprintf(stderr, "checking in ONNX Runtime:%s\n", steps.c_str());
-    answer = onnxruntime_.get()->check_models(original_source(), exported_->source(), request);
+    phase_ = "checking in ONNX Runtime";
+    try {
+      stop_if_past_deadline();
+      answer = onnxruntime_.get()->check_models(original_source(), exported_->source(), request);
+    } catch (const DeadlinePassed&) {
+      // Neither verified nor timed: the original is what the run can stand behind.
+      outcome = keep_original_at_deadline(result.original);
+      exported_.reset();
+    }
   }
   if (answer && answer->latency) {
     const onnx::LatencyComparison& latency = *answer->latency;
@@ -273,9 +338,10 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
     if (options_.verify) record_identical_model(result.report);
     return;
   }
-  // Its weights are in external data: the output is a re-export of the original, checked too.
+  // Its weights are in external data: the output is a re-export of the original, checked too
+  // (unless the deadline has passed: then it is the same export every run writes, unchecked).
   exported_ = export_model(result.original, source, "original-export.onnx");
-  if (options_.verify) {
+  if (options_.verify && deadline_stopped_.empty()) {
     result.verified = verify_in_onnxruntime(
         *onnxruntime_.get(), original_source(), exported_->source(),
         check_shapes(source, result.original, true), result.report,
@@ -329,21 +395,36 @@ PipelineResult Pipeline::run() {
     throw Error("--profile gives sizes of symbolic dimensions, but " + loaded.graph.name() +
                 " has none (every dimension is static)");
   }
-  std::unique_ptr<cost::CostModel> model = make_model(loaded.graph);
-
   PendingOutput egraph_json(options_.outputs.egraph_json);
   PendingOutput egraph_dot(options_.outputs.egraph_dot);
-  SearchOutcome outcome =
-      options_.search == "taso"
-          ? run_taso_baseline(loaded.graph, rules, *model, options_)
-          : run_equality_saturation(loaded.graph, rules, fusions, *model, options_,
-                                    egraph_json.temporary(), egraph_dot.temporary());
-
+  std::unique_ptr<cost::CostModel> model;
+  SearchOutcome outcome;
   std::optional<SessionFusionGuards> guards;
-  if (loaded.onnx != nullptr && options_.session_guards && options_.cost.kind == "onnxruntime") {
-    guards = guard_session_fusions(outcome.graph, *model);
-    // A respelled original is a new model: exported, timed against the input and verified.
-    if (guards->guarded > 0) outcome.kept_original = false;
+  try {
+    stop_if_past_deadline();
+    phase_ = "starting the cost model";
+    model = make_model(loaded.graph);
+    phase_ = "searching (measuring operators, exploring, extracting)";
+    const Deadline search_deadline = deadline_.sooner(
+        deadline_.seconds_left() *
+        (checks_in_onnxruntime(loaded) ? kSearchShareBeforeChecks : kSearchShareAlone));
+    outcome = options_.search == "taso"
+                  ? run_taso_baseline(loaded.graph, rules, *model, options_, search_deadline)
+                  : run_equality_saturation(loaded.graph, rules, fusions, *model, options_,
+                                            search_deadline, egraph_json.temporary(),
+                                            egraph_dot.temporary());
+    if (loaded.onnx != nullptr && options_.session_guards && options_.cost.kind == "onnxruntime") {
+      phase_ = "measuring residual norms (session fusion guards)";
+      model->set_measurement_deadline(deadline_);
+      guards = guard_session_fusions(outcome.graph, *model);
+      // A respelled original is a new model: exported, timed against the input and verified.
+      if (guards->guarded > 0) outcome.kept_original = false;
+    }
+  } catch (const DeadlinePassed&) {
+    outcome = keep_original_at_deadline(loaded.graph);
+    guards.reset();
+    // Nothing was priced; the report names a model all the same.
+    if (model == nullptr) model = std::make_unique<cost::AnalyticCostModel>();
   }
 
   PipelineResult result;
@@ -376,11 +457,20 @@ PipelineResult Pipeline::run() {
   }
   nlohmann::ordered_json& report = result.report;
   report["kept_original"] = outcome.kept_original;
+  report["time_limit"] = options_.time_limit;
+  report["time_limit_reached_while"] = deadline_stopped_.empty()
+                                           ? nlohmann::ordered_json(nullptr)
+                                           : nlohmann::ordered_json(deadline_stopped_);
   // The respelled norms are in the output only when the optimized model is.
   if (guards)
     report["session_fusion_guards"]["written"] = guards->guarded > 0 && !outcome.kept_original;
-  report["optimized_cost"] = outcome.optimized_cost;
-  report["speedup_percent"] = outcome.speedup_percent();
+  // Unknown (null) when the deadline stopped the search before the costs were known.
+  auto cost_or_null = [](double cost) {
+    return std::isnan(cost) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(cost);
+  };
+  report["original_cost"] = cost_or_null(outcome.original_cost);
+  report["optimized_cost"] = cost_or_null(outcome.optimized_cost);
+  report["speedup_percent"] = cost_or_null(outcome.speedup_percent());
   report["optimized_ops"] = result.optimized.num_operators();
   if (options_.search == "eqsat") {
     // What the written model uses: none when the latency check kept the original (the search
@@ -420,6 +510,7 @@ PipelineResult Pipeline::run() {
   result.search_summary = outcome.stop_description;
   result.cost_summary = cost_model_summary(*model);
 
+  phase_ = "writing";
   write_outputs(result);
   if (result.verified || options_.keep_unverified) {
     egraph_json.commit();

@@ -2,6 +2,7 @@
 
 // The pipeline's search step: equality saturation and extraction, or TASO's backtracking
 // search as the baseline, each starting the report with what it found.
+#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,6 +13,7 @@
 #include "eqsat/rule_file.h"
 #include "ir/graph.h"
 #include "pm/core.h"
+#include "support/deadline.h"
 
 namespace saturate::driver {
 
@@ -25,21 +27,25 @@ struct SearchOutcome {
   // "exploration: ..." lines the CLI prints after the table.
   std::string stop_description;
 
+  // NaN (unknown) when the costs are: a deadline stopped the search before pricing.
   double speedup_percent() const {
+    if (std::isnan(original_cost) || std::isnan(optimized_cost))
+      return original_cost + optimized_cost;
     return optimized_cost > 0 ? 100.0 * (original_cost / optimized_cost - 1.0) : 0.0;
   }
 };
 
-// Equality saturation with `rules`, the PyPM files of `options` and the target's `fusions`;
-// writes the e-graph files to the given temporary paths when asked.
+// Equality saturation with `rules`, the PyPM files of `options` and the target's `fusions`,
+// ending by `deadline`; writes the e-graph files to the given temporary paths when asked.
 SearchOutcome run_equality_saturation(const ir::Graph& graph, const eqsat::RuleSet& rules,
                                       const FusionLibraries& fusions, const cost::CostModel& model,
-                                      const PipelineOptions& options,
+                                      const PipelineOptions& options, const Deadline& deadline,
                                       const std::string& egraph_json_path,
                                       const std::string& egraph_dot_path);
 
-// TASO's search over the same rules and cost model.
+// TASO's search over the same rules and cost model, ending by `deadline`.
 SearchOutcome run_taso_baseline(const ir::Graph& graph, const eqsat::RuleSet& rules,
-                                const cost::CostModel& model, const PipelineOptions& options);
+                                const cost::CostModel& model, const PipelineOptions& options,
+                                const Deadline& deadline);
 
 }  // namespace saturate::driver

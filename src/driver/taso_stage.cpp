@@ -8,11 +8,12 @@
 namespace saturate::driver {
 
 SearchOutcome run_taso_baseline(const ir::Graph& graph, const eqsat::RuleSet& rules,
-                                const cost::CostModel& model, const PipelineOptions& options) {
+                                const cost::CostModel& model, const PipelineOptions& options,
+                                const Deadline& deadline) {
   search::TasoOptions settings;
   settings.alpha = options.alpha;
   settings.budget = options.budget;
-  settings.time_limit_seconds = options.time_limit;
+  settings.time_limit_seconds = deadline.seconds_left();
   settings.progress = [budget = options.budget](const search::TasoProgress& progress) {
     std::fprintf(stderr, "\rtaso: %zu/%zu expansions, best %.4f ms, queue %zu, %.1f s",
                  progress.expansions, budget, progress.best_cost, progress.queue_size,

@@ -57,6 +57,17 @@ std::string describe_stop(const egraph::RunReport& report, size_t node_limit_use
   return "unknown";
 }
 
+// `fraction` of the time left before `deadline`, from now (never stays never).
+Deadline share_of(const Deadline& deadline, double fraction) {
+  return deadline.is_never() ? deadline : Deadline::after(deadline.seconds_left() * fraction);
+}
+
+// The shares of the search's deadline: measuring the input's operators, exploring, then
+// measuring the e-graph's; extraction gets the rest.
+constexpr double kInputMeasureShare = 0.3;
+constexpr double kExploreShare = 0.4;
+constexpr double kEGraphMeasureShare = 0.5;
+
 }  // namespace
 
 OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost::CostModel& model,
@@ -66,6 +77,7 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   if (model.wants_prepare()) {
     ConfigCollector collector;
     cost::graph_cost(graph, collector);
+    model.set_measurement_deadline(share_of(options.deadline, kInputMeasureShare));
     model.prepare(collector.configs);
   }
   result.original_cost = cost::graph_cost(graph, model).total;
@@ -100,7 +112,8 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   }
   runner.with_node_limit(result.node_limit_used)
       .with_iteration_limit(options.iteration_limit)
-      .with_time_limit(std::chrono::duration<double>(options.time_limit_seconds))
+      .with_time_limit(std::chrono::duration<double>(
+          std::min(options.time_limit_seconds, options.deadline.seconds_left() * kExploreShare)))
       .with_multi_pattern_iteration_limit(options.multi_pattern_iterations);
   if (!options.backoff_scheduler)
     runner.with_scheduler(std::make_unique<egraph::SimpleScheduler>());
@@ -144,8 +157,11 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   if (model.wants_prepare()) {
     ConfigCollector collector;
     make_extraction_view(runner.egraph, runner.egraph.find(root.root), collector);
+    model.set_measurement_deadline(share_of(options.deadline, kEGraphMeasureShare));
     model.prepare(collector.configs);
   }
+  // Anything priced from here on was announced above; pricing it late costs no measurement.
+  model.set_measurement_deadline(options.deadline);
   ExtractionView view = make_extraction_view(runner.egraph, runner.egraph.find(root.root), model);
   if (!options.egraph_dot_path.empty()) {
     write_file_atomically(options.egraph_dot_path,
@@ -157,6 +173,7 @@ OptimizeResult optimize(const ir::Graph& graph, const RuleSet& rules, const cost
   auto extractor = extract::make_extractor(options.extractor);
   extract::ExtractOptions extract_options;
   extract_options.time_limit_seconds = options.ilp_time_limit_seconds;
+  extract_options.deadline = options.deadline;
   extract_options.cycles = options.ilp_cycles;
   extract_options.solver = options.ilp_solver;
   result.extraction = extractor->extract(view.graph, extract_options);

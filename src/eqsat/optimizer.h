@@ -13,6 +13,7 @@
 #include "extract/extraction_result.h"
 #include "extract/extractor.h"
 #include "ir/graph.h"
+#include "support/deadline.h"
 
 namespace saturate::eqsat {
 
@@ -46,6 +47,10 @@ struct OptimizeOptions {
   // Multi-pattern matches whose patterns land on one class too (RuleCompiler).
   bool multi_pattern_same_class = false;
   double time_limit_seconds = 3600;  // exploration
+  // The whole search (measuring costs, exploration, extraction) ends by then: each phase takes a
+  // share of what is left (optimizer.cpp), and costs not measured in time are priced by the
+  // cost model's fallback.
+  Deadline deadline = Deadline::never();
   CycleFilterMode cycle_filter = CycleFilterMode::Efficient;
   std::string extractor = "ilp";  // see extract::make_extractor
   extract::CycleHandling ilp_cycles = extract::CycleHandling::none;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "extract/solver_isolation.h"
 #include "support/child_process.h"
 #include "support/error.h"
 #include "support/json_helper_client.h"
@@ -63,6 +64,10 @@ double number_or(const nlohmann::json& value, double fallback) {
 }  // namespace
 
 HighsSolver::HighsSolver() {
+  start_helper();
+}
+
+void HighsSolver::start_helper() {
   try {
     helper_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{python_executable(), "-m", "saturate.milp_highs"},
@@ -84,9 +89,19 @@ MilpSolution HighsSolver::solve(const MilpProblem& problem, const MilpSettings& 
   }
   MilpSolution solution;
   nlohmann::json answer;
+  // HiGHS checks its limit between steps, and one step can run far past it (minutes on some
+  // extraction-gym e-graphs): past the limit and a little grace the helper is killed, and a
+  // fresh one serves the next problem.
+  const Deadline kill_at = Deadline::after(settings.time_limit_seconds +
+                                           solver_grace_seconds(settings.time_limit_seconds));
   try {
-    answer =
-        ask_json_helper(*helper_, problem_request(problem, settings, warm_start), "HiGHS helper");
+    if (!helper_->running()) start_helper();
+    answer = ask_json_helper(*helper_, problem_request(problem, settings, warm_start),
+                             "HiGHS helper", {}, kill_at);
+  } catch (const DeadlinePassed&) {
+    solution.status = "time limit (HiGHS was stopped past its limit)";
+    solution.stopped_on_limit = true;
+    return solution;
   } catch (const Error& error) {
     solution.status = std::string("HiGHS failed: ") + error.what();
     return solution;

@@ -31,6 +31,8 @@ class HighsSolver : public MilpSolver {
                      const std::vector<double>& warm_start) override;
 
  private:
+  void start_helper();
+
   std::unique_ptr<ChildProcess> helper_;
   std::string version_;
 };

@@ -99,12 +99,11 @@ MilpSolution failed(const std::string& why) {
   return solution;
 }
 
-// Beyond the time limit, how long the child may still take to answer before it is killed.
-double grace_seconds(double seconds) {
+}  // namespace
+
+double solver_grace_seconds(double seconds) {
   return 0.5 + 0.1 * seconds;
 }
-
-}  // namespace
 
 MilpSolution solve_isolated(const std::function<MilpSolution()>& solve, double seconds) {
   return solve_each_isolated(
@@ -117,7 +116,7 @@ std::vector<MilpSolution> solve_each_isolated(std::size_t count,
                                               double seconds) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(seconds + grace_seconds(seconds)));
+                            std::chrono::duration<double>(seconds + solver_grace_seconds(seconds)));
   auto solve_here = [&] {  // no pipe or no process: solve here rather than not at all
     std::vector<MilpSolution> solutions;
     for (std::size_t i = 0; i < count; ++i) solutions.push_back(solve(i));

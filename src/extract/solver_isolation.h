@@ -17,6 +17,10 @@ namespace saturate::extract {
 // clock only between nodes and has overrun a one-second limit by twenty seconds at the root of a
 // 40,000-column model. Past the limit and a grace period the child is killed; what it had not
 // answered yet comes back as out_of_time() with a status that says so.
+// Beyond a solver's time limit of `seconds`, how long it may still take to answer before it is
+// killed (CBC here, the HiGHS helper in highs_solver.cpp).
+double solver_grace_seconds(double seconds);
+
 MilpSolution solve_isolated(const std::function<MilpSolution()>& solve, double seconds);
 
 // Runs `solve(0)` ... `solve(count - 1)` one after another in one child process (one fork for

@@ -28,7 +28,7 @@ nlohmann::json ModelReferences::add(const ModelSource& model) {
 
 nlohmann::json OnnxruntimeHelper::ask(const nlohmann::json& request, const std::string& what,
                                       const std::vector<std::string_view>& attachments) {
-  return ask_json_helper(*process_, request, what, attachments);
+  return ask_json_helper(*process_, request, what, attachments, deadline_);
 }
 
 ModelCheckAnswer OnnxruntimeHelper::check_models(const ModelSource& original,

@@ -16,6 +16,8 @@
 #include "ir/tensor_type.h"
 #include "onnx/latency_comparison.h"
 
+#include "support/deadline.h"
+
 namespace saturate {
 class ChildProcess;
 }
@@ -79,6 +81,10 @@ class OnnxruntimeHelper {
   OnnxruntimeHelper(const OnnxruntimeHelper&) = delete;
   OnnxruntimeHelper& operator=(const OnnxruntimeHelper&) = delete;
 
+  // Every request from now on must be answered by `deadline` (the whole command's): past it the
+  // helper is killed and the request throws DeadlinePassed.
+  void set_deadline(Deadline deadline) { deadline_ = deadline; }
+
   // One request and its answer (an object); throws saturate::Error with the helper's message
   // when it answers an error, naming `what`. `attachments` are the bytes the request refers to.
   nlohmann::json ask(const nlohmann::json& request, const std::string& what,
@@ -93,6 +99,7 @@ class OnnxruntimeHelper {
                                 ModelCheckAnswer& result);
 
   std::unique_ptr<ChildProcess> process_;
+  Deadline deadline_ = Deadline::never();
 };
 
 }  // namespace saturate::onnx

@@ -11,6 +11,7 @@
 #include "onnx/onnx_export.h"
 #include "onnx/random_weights.h"
 #include "support/child_process.h"
+#include "support/deadline.h"
 #include "support/error.h"
 #include "support/json_helper_client.h"
 #include "support/python_helper.h"
@@ -48,6 +49,8 @@ OnnxruntimeOpTimer::OnnxruntimeOpTimer(OnnxruntimeTimerOptions options)
                   : std::make_shared<OnnxruntimeHelper>(options_.python, options_.python_dir);
     fingerprint_ = helper_->ask({{"fingerprint", true}, {"threads", options_.threads}},
                                 "onnxruntime timer")["fingerprint"];
+  } catch (const DeadlinePassed&) {
+    throw;  // not a missing onnxruntime: the caller keeps the original
   } catch (const Error& error) {
     throw Error(std::string("--cost onnxruntime needs Python with onnxruntime: ") + error.what());
   }

@@ -1,11 +1,14 @@
 #include "support/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -16,16 +19,6 @@
 
 namespace saturate {
 namespace {
-
-void write_all(int fd, std::string_view text) {
-  size_t written = 0;
-  while (written < text.size()) {
-    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error("write to child process failed: " + std::string(std::strerror(errno)));
-    written += static_cast<size_t>(n);
-  }
-}
 
 // Our environment with the given entries replacing those of the same name.
 std::vector<std::string> merged_environment(const std::vector<std::string>& environment) {
@@ -161,6 +154,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
   ::close(stderr_fd);
   to_child_ = in_pipe[1];
   from_child_ = out_pipe[0];
+  // Our ends never block: request() waits in poll(), where a deadline can end the wait.
+  for (int fd : {to_child_, from_child_}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   // A child that exits early must not kill us with SIGPIPE on the next write.
   std::signal(SIGPIPE, SIG_IGN);
 }
@@ -191,20 +186,52 @@ std::string ChildProcess::error_output() const {
   return last == std::string::npos ? all : all.substr(last + 1);
 }
 
+void ChildProcess::kill_at_deadline() {
+  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  stop();
+}
+
+bool ChildProcess::wait_ready(int fd, short events, const Deadline& deadline) const {
+  for (;;) {
+    int timeout_ms = -1;
+    if (!deadline.is_never()) {
+      const double left = deadline.seconds_left();
+      if (left <= 0) return false;
+      timeout_ms = static_cast<int>(std::min(std::ceil(left * 1000), 3.6e6));
+    }
+    pollfd entry{fd, events, 0};
+    const int ready = ::poll(&entry, 1, timeout_ms);
+    if (ready > 0) return true;  // ready, or an error/hang-up the read or write then reports
+    if (ready < 0 && errno != EINTR) return true;
+    if (ready == 0 && deadline.expired()) return false;
+  }
+}
+
 std::string ChildProcess::request(const std::string& line,
-                                  const std::vector<std::string_view>& attachments) {
+                                  const std::vector<std::string_view>& attachments,
+                                  const Deadline& deadline) {
   auto failure = [&](const std::string& what) {
     stop();
     std::string details = error_output();
     if (details.empty()) details = "no message";
     return Error(program_ + " " + what + ": " + details);
   };
+  auto past_deadline = [&] {
+    kill_at_deadline();
+    return DeadlinePassed(program_ + " was stopped: the time limit came before it answered");
+  };
   if (to_child_ < 0) throw Error(program_ + " is no longer running");
-  try {
-    write_all(to_child_, line + "\n");
-    for (std::string_view attachment : attachments) write_all(to_child_, attachment);
-  } catch (const Error&) {
-    throw failure("stopped before the request");
+  const std::string framed = line + "\n";
+  std::vector<std::string_view> parts{framed};
+  parts.insert(parts.end(), attachments.begin(), attachments.end());
+  for (std::string_view part : parts) {
+    while (!part.empty()) {
+      if (!wait_ready(to_child_, POLLOUT, deadline)) throw past_deadline();
+      const ssize_t n = ::write(to_child_, part.data(), part.size());
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n <= 0) throw failure("stopped before the request");
+      part.remove_prefix(static_cast<size_t>(n));
+    }
   }
   for (;;) {
     const size_t newline = buffer_.find('\n');
@@ -213,9 +240,10 @@ std::string ChildProcess::request(const std::string& line,
       buffer_.erase(0, newline + 1);
       return answer;
     }
+    if (!wait_ready(from_child_, POLLIN, deadline)) throw past_deadline();
     char chunk[4096];
     const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0) throw failure("exited without answering");
     buffer_.append(chunk, static_cast<size_t>(n));
   }

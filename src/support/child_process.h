@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/deadline.h"
+
 namespace saturate {
 
 // Every child process Saturate starts (Python helpers, the PyPM front end) is started here, with
@@ -44,14 +46,20 @@ class ChildProcess {
 
   // Writes one line (a newline is added), then each attachment's bytes as they are, and reads
   // one line back. Throws saturate::Error with the child's standard error when it has exited or
-  // closed its output.
+  // closed its output, and DeadlinePassed when `deadline` comes first: the child is then killed
+  // (it may be stuck in work that never reads its input again) and running() is false.
   std::string request(const std::string& line,
-                      const std::vector<std::string_view>& attachments = {});
+                      const std::vector<std::string_view>& attachments = {},
+                      const Deadline& deadline = Deadline::never());
+  bool running() const { return to_child_ >= 0; }
   // What the child wrote to standard error so far (its last lines, for messages).
   std::string error_output() const;
 
  private:
   void stop();
+  void kill_at_deadline();
+  // Waits until `fd` is ready for `events` (POLLIN/POLLOUT); false when the deadline came first.
+  bool wait_ready(int fd, short events, const Deadline& deadline) const;
 
   pid_t pid_ = -1;
   int to_child_ = -1;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <string>
+
+#include "support/error.h"
 
 namespace saturate {
 
@@ -41,6 +44,13 @@ class Deadline {
  private:
   explicit Deadline(Clock::time_point when) : when_(when) {}
   Clock::time_point when_;
+};
+
+// Work stopped because its deadline came (a helper process killed mid-request): callers that
+// can fall back (keep the original model, price by the analytic model) catch this one.
+class DeadlinePassed : public Error {
+ public:
+  explicit DeadlinePassed(const std::string& message) : Error(message) {}
 };
 
 }  // namespace saturate

@@ -6,16 +6,17 @@ namespace saturate {
 
 nlohmann::json ask_json_helper(ChildProcess& process, const nlohmann::json& request,
                                const std::string& helper,
-                               const std::vector<std::string_view>& attachments) {
+                               const std::vector<std::string_view>& attachments,
+                               const Deadline& deadline) {
   std::string line;
   if (attachments.empty()) {
-    line = process.request(request.dump());
+    line = process.request(request.dump(), {}, deadline);
   } else {
     nlohmann::json framed = request;
     framed["attachments"] = nlohmann::json::array();
     for (std::string_view attachment : attachments)
       framed["attachments"].push_back(attachment.size());
-    line = process.request(framed.dump(), attachments);
+    line = process.request(framed.dump(), attachments, deadline);
   }
   nlohmann::json answer = nlohmann::json::parse(line, nullptr, false);
   if (answer.is_discarded() || !answer.is_object()) {

@@ -14,9 +14,11 @@ namespace saturate {
 // Sends `request` and returns the answer, an object. Throws saturate::Error with the helper's
 // own message when it answers an error, and naming `helper` when the answer is unreadable.
 // Attachments (model bytes) follow the request line as raw bytes; the request names their
-// sizes in "attachments", and the helper reads exactly that much after the line.
+// sizes in "attachments", and the helper reads exactly that much after the line. Throws
+// DeadlinePassed (the helper killed) when `deadline` comes before the answer.
 nlohmann::json ask_json_helper(ChildProcess& process, const nlohmann::json& request,
                                const std::string& helper,
-                               const std::vector<std::string_view>& attachments = {});
+                               const std::vector<std::string_view>& attachments = {},
+                               const Deadline& deadline = Deadline::never());
 
 }  // namespace saturate

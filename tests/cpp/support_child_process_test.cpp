@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
 #include "support/child_process.h"
 #include "support/error.h"
 
@@ -38,6 +41,33 @@ TEST(ChildProcess, ReportsTheChildsLastErrorLineWhenItExits) {
         << error.what();
   }
   EXPECT_THROW(child.request("again"), Error);
+}
+
+// A child busy past the deadline (it never reads its input again) is killed, and the request
+// says the deadline stopped it; the wait is bounded by the deadline, not by the child.
+TEST(ChildProcess, AChildThatDoesNotAnswerByTheDeadlineIsKilled) {
+  ChildProcess child({"sh", "-c", "read line; exec sleep 600"});
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(child.request("go", {}, Deadline::after(0.3)), DeadlinePassed);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  EXPECT_FALSE(child.running());
+  EXPECT_THROW(child.request("again"), Error);
+}
+
+// A child that stops reading mid-request (its input pipe full) is bounded too: the write waits
+// in poll(), where the deadline ends it.
+TEST(ChildProcess, AChildThatStopsReadingIsKilledAtTheDeadline) {
+  ChildProcess child({"sh", "-c", "exec sleep 600"});
+  const std::string large(8 << 20, 'x');  // far more than a pipe holds
+  EXPECT_THROW(child.request("go", {large}, Deadline::after(0.3)), DeadlinePassed);
+  EXPECT_FALSE(child.running());
+}
+
+// A deadline that is not reached changes nothing.
+TEST(ChildProcess, AnAnswerBeforeTheDeadlineIsReturned) {
+  ChildProcess child({"sh", "-c", "while read line; do echo \"got $line\"; done"});
+  EXPECT_EQ(child.request("one", {}, Deadline::after(60)), "got one");
+  EXPECT_TRUE(child.running());
 }
 
 TEST(ChildProcess, AMissingProgramIsAnErrorNotACrash) {

@@ -43,6 +43,15 @@ def test_optimize_returns_a_cheaper_graph_that_computes_the_same():
     assert comparison["finite"] and comparison["max_relative_error"] < 1e-6
 
 
+def test_the_time_limit_bounds_the_whole_run_and_must_be_positive():
+    graph = saturate.model("nasrnn", reduced=True)
+    _, report = saturate.optimize(graph, extract="greedy", time_limit=120)
+    assert report["time_limit"] == 120 and report["time_limit_reached_while"] is None
+    for bad in (0, -3, float("nan")):
+        with pytest.raises(ValueError, match="time limit must be a positive number"):
+            saturate.optimize(graph, time_limit=bad)
+
+
 def test_pypm_patterns_written_in_python_apply_in_process(tmp_path):
     pypm.reset()
     source = tmp_path / "fuse.py"
