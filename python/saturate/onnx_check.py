@@ -20,6 +20,12 @@ tolerances depend on the precision used (float64: rtol 1e-4, atol 1e-9; float32:
 atol 1e-5); a wrong rewrite (a swapped operand, a dropped bias) moves outputs by a sizable
 fraction of their range and fails either way. NaN must be NaN in both models.
 
+Quantized models. When the outputs differ and the original quantizes computed tensors
+(DynamicQuantizeLinear, QuantizeLinear), last-bit differences may have flipped roundings at a
+quantizer: the models are then compared segment by segment from the original's integers
+(quantized_check.py), and pass only when every segment matches; the result's ``policy`` says which
+comparison decided.
+
 The exit status is 0 on a match, 1 on a mismatch, 2 when a model cannot be run.
 """
 from __future__ import annotations
@@ -73,6 +79,14 @@ class CheckResult:
     # Optional assignments left out because the original model itself fails at them: each
     # {"shapes": {input: dims}, "error": ONNX Runtime's message}.
     skipped_shapes: list[dict] = field(default_factory=list)
+    # "outputs": the outputs matched. "segments between quantizers": they did not, and the
+    # original quantizes computed tensors, so every segment between quantizers was compared from
+    # the same integers (quantized_check.py) and matched: the outputs differ by rounding flips.
+    policy: str = "outputs"
+    # That comparison's numbers (quantized_check.SegmentComparison), when it ran.
+    quantized_segments: Optional[dict] = None
+    # Why it could not run (quantizers that cannot be paired), or None.
+    quantized_segments_unavailable: Optional[str] = None
 
 
 def _session(model):
@@ -307,6 +321,22 @@ def _in_float64(original, optimized, feeds_list):
         return None, reason[0] if reason else type(error).__name__
 
 
+def _compare_quantized_segments(original, optimized, feeds_list):
+    """(quantized_check.SegmentComparison or None, why it could not run or None): the segment
+    comparison of models whose outputs differ, in float32; None when the original quantizes no
+    computed tensor."""
+    from saturate import quantized_check
+
+    rtol, atol = TOLERANCES["float32"]
+    try:
+        comparison = quantized_check.compare_segments(
+            _load_model(original), _load_model(optimized), feeds_list, rtol, atol, _session)
+    except Exception as error:  # unpaired quantizers, or a cut model ORT rejects
+        reason = str(error).strip().splitlines()
+        return None, reason[0] if reason else type(error).__name__
+    return comparison, None
+
+
 def _is_static(shape) -> bool:
     return shape is not None and all(isinstance(dim, int) and dim >= 0 for dim in shape)
 
@@ -403,8 +433,18 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
         # An output that is all zeros in the original: its error is absolute (JSON has no inf).
         output.max_rel_error = (output.max_abs_error / output.range if output.range > 0
                                 else output.max_abs_error)
+    ok = all(output.ok for output in outputs)
+    policy, segments, segments_unavailable = "outputs", None, None
+    if not ok:
+        segments, segments_unavailable = _compare_quantized_segments(original, optimized,
+                                                                     feeds_list)
+        if segments is not None and segments.ok:
+            ok, policy = True, "segments between quantizers"
     return CheckResult(
-        ok=all(output.ok for output in outputs),
+        ok=ok,
+        policy=policy,
+        quantized_segments=asdict(segments) if segments is not None else None,
+        quantized_segments_unavailable=segments_unavailable,
         max_abs_error=max((o.max_abs_error for o in outputs), default=0.0),
         max_rel_error=max((o.max_rel_error for o in outputs), default=0.0),
         rtol=rtol,

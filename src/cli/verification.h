@@ -40,6 +40,24 @@ inline void print_verification(const nlohmann::ordered_json& report, bool verifi
               report["max_relative_error"].get<double>(),
               report["outputs_finite"].get<bool>() ? "" : "; outputs not finite on random inputs");
   if (!per_range) return;
+  if (const auto segments = report.find("verify_quantized_segments"); segments != report.end()) {
+    const bool flips = report.value("verify_policy", std::string()) != "outputs";
+    std::printf(
+        "  %s; compared segment by segment from the original's integers at %zu quantizers: "
+        "largest difference %.3g of the range at a quantizer input (%s), %.3g at the outputs%s\n",
+        flips ? "the outputs differ by rounding flips at quantizers"
+              : "the outputs differ beyond rounding",
+        (*segments)["quantizers"].get<size_t>(),
+        (*segments)["max_rel_error_at_quantizers"].get<double>(),
+        printable((*segments)["worst_quantizer_input"].get<std::string>()).c_str(),
+        (*segments)["max_rel_error_at_outputs"].get<double>(),
+        flips ? "" : "  MISMATCH");
+    if (flips) return;
+  } else if (const auto why = report.find("verify_quantized_segments_unavailable");
+             why != report.end()) {
+    std::printf("  no segment comparison of the quantized model: %s\n",
+                printable(why->get<std::string>()).c_str());
+  }
   const auto& outputs = report["verify_outputs"];
   if (verified && outputs.size() <= 1) return;
   for (const auto& output : outputs) {

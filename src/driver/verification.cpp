@@ -46,6 +46,17 @@ bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::orde
                        {"ok", output.value("ok", true)}});
   }
   report["verify_outputs"] = outputs;
+  // "outputs", or "segments between quantizers" when the outputs differ by rounding flips at a
+  // quantized model's quantizers and every segment between them matched
+  // (python/saturate/quantized_check.py).
+  report["verify_policy"] = check.value("policy", "outputs");
+  if (check.contains("quantized_segments") && !check["quantized_segments"].is_null()) {
+    report["verify_quantized_segments"] = check["quantized_segments"];
+  }
+  if (check.contains("quantized_segments_unavailable") &&
+      !check["quantized_segments_unavailable"].is_null()) {
+    report["verify_quantized_segments_unavailable"] = check["quantized_segments_unavailable"];
+  }
   if (check.contains("shapes") && check["shapes"].is_array()) {
     report["verify_input_shapes"] = check["shapes"];
   }
