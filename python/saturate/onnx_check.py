@@ -96,6 +96,9 @@ def _session(model):
     # Compare the graphs as written: ORT's own graph rewrites must not hide a difference.
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     options.log_severity_level = 3
+    # A check runs each model a few times: a second, pre-packed copy of the weights would only
+    # cost memory.
+    options.add_session_config_entry("session.disable_prepacking", "1")
     if hasattr(model, "SerializeToString"):
         source = model.SerializeToString()
     elif isinstance(model, (bytes, bytearray)):
@@ -197,12 +200,14 @@ def feed_shapes(session, shapes=None) -> dict[str, list[int]]:
     return result
 
 
-def random_feeds(session, rng, model=None, shapes=None) -> dict[str, np.ndarray]:
+def random_feeds(session, rng, model=None, shapes=None, bounds=None) -> dict[str, np.ndarray]:
     """Random inputs for every graph input: floats from a normal distribution; integers used as
     Gather indices uniform below the gathered axis's size (token ids), other integers 1 and
     booleans True (attention masks that keep every position). ``shapes`` (input name -> dims)
-    gives the shapes of inputs whose declared dimensions are dynamic; see feed_shapes."""
-    bounds = index_bounds(model)
+    gives the shapes of inputs whose declared dimensions are dynamic; see feed_shapes.
+    ``bounds`` is ``index_bounds(model)`` when the caller has it already."""
+    if bounds is None:
+        bounds = index_bounds(model)
     fed = feed_shapes(session, shapes)
     feeds = {}
     for value in session.get_inputs():
@@ -274,14 +279,18 @@ def _tensor_to_float64(tensor):
     tensor.CopyFrom(converted)
 
 
-def to_float64(model):
-    """A copy of the model that computes in float64 wherever it computed in float32: float32
-    initializers, graph inputs, outputs, value types, Cast/CastLike targets and Constant (or
-    ConstantOfShape) values become double. Other element types are kept."""
+def to_float64(model, in_place=False):
+    """A copy of the model (or the model itself, `in_place`) that computes in float64 wherever it
+    computed in float32: float32 initializers, graph inputs, outputs, value types, Cast/CastLike
+    targets and Constant (or ConstantOfShape) values become double. Other element types are
+    kept."""
     from onnx import TensorProto
 
-    copy = type(model)()
-    copy.CopyFrom(model)
+    if in_place:
+        copy = model
+    else:
+        copy = type(model)()
+        copy.CopyFrom(model)
     for graph in _graphs(copy.graph):
         for tensor in graph.initializer:
             if tensor.data_type == TensorProto.FLOAT:
@@ -299,23 +308,61 @@ def to_float64(model):
     return copy
 
 
-def _run_both(first, second, feeds_list):
-    """Each model's outputs on every feed, as lists of arrays per trial."""
-    return ([first.run(None, feeds) for feeds in feeds_list],
-            [second.run(None, feeds) for feeds in feeds_list])
+def _ops_without_double_kernel(model) -> list[str]:
+    """The model's operators for which ONNX Runtime's CPU provider has no kernel taking double
+    (fused com.microsoft kernels, quantizers): converting such a model to float64 would cost
+    twice its weights in memory only to fail. Empty when ONNX Runtime cannot list its kernels."""
+    try:
+        from onnxruntime.capi import _pybind_state
+
+        kernels = _pybind_state.get_all_opkernel_def()
+    except Exception:  # an ONNX Runtime without the listing: let session creation decide
+        return []
+    def taking(type_name):
+        return {(kernel.domain or "", kernel.op_name) for kernel in kernels
+                if kernel.provider == "CPUExecutionProvider" and any(
+                    type_name in types for types in kernel.type_constraints.values())}
+
+    # Only operators that compute on floats matter (And on booleans never sees a double).
+    with_float, with_double = taking("tensor(float)"), taking("tensor(double)")
+    missing = []
+    for graph in _graphs(model.graph):
+        for node in graph.node:
+            key = ("" if node.domain in ("", "ai.onnx") else node.domain, node.op_type)
+            name = ".".join(part for part in key if part)
+            if key in with_float and key not in with_double and name not in missing:
+                missing.append(name)
+    return missing
+
+
+def _outputs_on(model, feeds_list, in_float64=False):
+    """One model's outputs on every feed, its session made and dropped here: the two models of a
+    check are never in memory at once (a float64 copy of a model doubles its weights)."""
+    if in_float64:
+        ours = not hasattr(model, "SerializeToString")  # loaded here: converted where it lies
+        proto = _load_model(model)
+        if _float_weight_bytes(proto) > FLOAT64_WEIGHT_LIMIT_BYTES:
+            raise MemoryError("the weights are too large for a float64 copy")
+        missing = _ops_without_double_kernel(proto)
+        if missing:
+            raise ValueError(f"ONNX Runtime has no double kernel for {', '.join(missing[:3])}")
+        model = to_float64(proto, in_place=ours).SerializeToString()
+        del proto
+        feeds_list = [{name: value.astype(np.float64) if value.dtype == np.float32 else value
+                       for name, value in feeds.items()} for feeds in feeds_list]
+    session = _session(model)
+    del model
+    return [session.run(None, feeds) for feeds in feeds_list]
 
 
 def _in_float64(original, optimized, feeds_list):
     """Both models' outputs in float64, or (None, reason) when ONNX Runtime cannot run them in
     double (an operator without a double kernel, a model too large to copy)."""
     try:
-        models = [_load_model(original), _load_model(optimized)]
-        if max(_float_weight_bytes(m) for m in models) > FLOAT64_WEIGHT_LIMIT_BYTES:
-            return None, "the weights are too large for a float64 copy"
-        sessions = [_session(to_float64(m)) for m in models]
-        double_feeds = [{name: value.astype(np.float64) if value.dtype == np.float32 else value
-                         for name, value in feeds.items()} for feeds in feeds_list]
-        return _run_both(*sessions, double_feeds), None
+        # The optimized model first: its fused kernels are the ones that may lack a double
+        # kernel, and then the original is never converted.
+        second = _outputs_on(optimized, feeds_list, in_float64=True)
+        return [_outputs_on(original, feeds_list, in_float64=True), second], None
     except Exception as error:  # ORT raises its own types: no kernel, a type it rejects
         reason = str(error).strip().splitlines()
         return None, reason[0] if reason else type(error).__name__
@@ -367,6 +414,8 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
     (None or empty: once, at the declared shapes, which must then be static). Assignments after
     the first ``required`` (None: all required) are probes: one the original model fails at is
     left out and listed in ``skipped_shapes``, never counted as a pass."""
+    # Both sessions for what the models take and give (their weights not pre-packed); dropped
+    # before the models run for the verdict, one at a time.
     first, second = _session(original), _session(optimized)
     names_first = [o.name for o in first.get_outputs()]
     names_second = [o.name for o in second.get_outputs()]
@@ -377,12 +426,13 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
     if inputs_first != inputs_second:
         raise ValueError(f"the models take different inputs: {inputs_first} and {inputs_second}")
     rng = np.random.default_rng(seed)
+    bounds = index_bounds(original)
     assignments = list(input_shapes) if input_shapes else [None]
     required = len(assignments) if required is None else int(required)
     shapes, feeds_list, skipped = [], [], []
     for index, assignment in enumerate(assignments):
         fed = common_feed_shapes(first, second, assignment)
-        feeds = [random_feeds(second, rng, original, fed) for _ in range(trials)]
+        feeds = [random_feeds(second, rng, shapes=fed, bounds=bounds) for _ in range(trials)]
         if index >= required:
             try:
                 first.run(None, feeds[0])
@@ -391,6 +441,7 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
                 continue
         shapes.append(fed)
         feeds_list += feeds
+    del first, second
     results, unavailable = None, None
     if precision in ("auto", "float64"):
         results, unavailable = _in_float64(original, optimized, feeds_list)
@@ -398,7 +449,7 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
             raise ValueError(f"cannot run the models in float64: {unavailable}")
     used = "float64" if results is not None else "float32"
     if results is None:
-        results = _run_both(first, second, feeds_list)
+        results = [_outputs_on(original, feeds_list), _outputs_on(optimized, feeds_list)]
     default_rtol, default_atol = TOLERANCES[used]
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
