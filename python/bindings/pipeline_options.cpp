@@ -64,6 +64,10 @@ const std::map<std::string, Setter>& setters() {
        [](driver::PipelineOptions& options, const py::handle& value) {
          options.cost.cache_path = value.cast<std::string>();
        }},
+      {"cache_busy_costs",
+       [](driver::PipelineOptions& options, const py::handle& value) {
+         options.cost.cache_busy_costs = value.cast<bool>();
+       }},
       {"threads", [](driver::PipelineOptions& options,
                      const py::handle& value) { options.cost.threads = value.cast<int>(); }},
   };

@@ -58,7 +58,9 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     library), with the command's options as keyword arguments and the command's defaults:
     ``cost`` ("onnxruntime" for an ONNX model, as deployed: each operator configuration timed
     in ONNX Runtime and cached in ``cost_cache``, default ``$SATURATE_COST_CACHE`` or
-    ``~/.cache/saturate/costs.sqlite``; or "analytic", "onednn"), ``threads`` (ONNX Runtime's
+    ``~/.cache/saturate/costs.sqlite``; or "analytic", "onednn"), ``cache_busy_costs`` (cache
+    costs timed while the machine is busy too; default False: a batch a calibration kernel
+    finds the machine busy for prices this run only), ``threads`` (ONNX Runtime's
     intra-op threads for the timings and checks; default: its own default, one per physical
     core), ``rules``, ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's own kernels such as
     com.microsoft.MultiHeadAttention, Attention, SimplifiedLayerNormalization, SkipLayerNormalization,

@@ -20,7 +20,13 @@ constexpr const char* kSchema =
     "  milliseconds REAL NOT NULL,"
     "  repeats INTEGER NOT NULL,"
     "  measured_at INTEGER NOT NULL,"
-    "  PRIMARY KEY (backend, fingerprint, config));";
+    "  PRIMARY KEY (backend, fingerprint, config));"
+    // The least time of the load probe's work seen on a machine (load_probe.h): what quiet is.
+    "CREATE TABLE IF NOT EXISTS quiet_calibration ("
+    "  fingerprint TEXT NOT NULL,"
+    "  probe TEXT NOT NULL,"
+    "  milliseconds REAL NOT NULL,"
+    "  PRIMARY KEY (fingerprint, probe));";
 
 // A prepared statement, finalized on every path.
 class Statement {
@@ -141,6 +147,34 @@ void CostCache::store(const std::string& backend, const std::string& fingerprint
     }
   }
   if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) fail("cannot write");
+}
+
+std::optional<double> CostCache::quiet_calibration(const std::string& fingerprint,
+                                                   const std::string& probe) const {
+  Statement query(db_,
+                  "SELECT milliseconds FROM quiet_calibration "
+                  "WHERE fingerprint = ?1 AND probe = ?2");
+  if (!query.ok()) fail("cannot read");
+  query.bind(1, fingerprint);
+  query.bind(2, probe);
+  const int status = sqlite3_step(query.get());
+  if (status == SQLITE_DONE) return std::nullopt;
+  if (status != SQLITE_ROW) fail("cannot read");
+  return sqlite3_column_double(query.get(), 0);
+}
+
+void CostCache::record_quiet_calibration(const std::string& fingerprint, const std::string& probe,
+                                         double milliseconds) {
+  // One statement: the least value wins even when two processes record at once.
+  Statement upsert(db_,
+                   "INSERT INTO quiet_calibration (fingerprint, probe, milliseconds) "
+                   "VALUES (?1, ?2, ?3) ON CONFLICT (fingerprint, probe) DO UPDATE SET "
+                   "milliseconds = MIN(milliseconds, excluded.milliseconds)");
+  if (!upsert.ok()) fail("cannot write");
+  upsert.bind(1, fingerprint);
+  upsert.bind(2, probe);
+  sqlite3_bind_double(upsert.get(), 3, milliseconds);
+  if (sqlite3_step(upsert.get()) != SQLITE_DONE) fail("cannot write");
 }
 
 size_t CostCache::size() const {

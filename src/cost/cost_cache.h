@@ -41,6 +41,13 @@ class CostCache {
   // Inserts or replaces measurements, in one transaction.
   void store(const std::string& backend, const std::string& fingerprint,
              const std::vector<std::pair<std::string, CachedCost>>& entries);
+  // The least time per unit of a load probe's work (load_probe.h) recorded on the machine of
+  // `fingerprint`, if any.
+  std::optional<double> quiet_calibration(const std::string& fingerprint,
+                                          const std::string& probe) const;
+  // Records `milliseconds` when it is less than the recorded time (or none is recorded).
+  void record_quiet_calibration(const std::string& fingerprint, const std::string& probe,
+                                double milliseconds);
   // Rows stored, over all back ends and fingerprints.
   size_t size() const;
   const std::string& path() const { return path_; }

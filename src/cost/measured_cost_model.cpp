@@ -66,6 +66,18 @@ void MeasuredCostModel::prepare(const std::vector<OwnedOpConfig>& configs) const
     keys.push_back(std::move(key));
   }
 
+  LoadProbe* probe = options_.load_probe.get();
+  if (probe != nullptr && !to_time.empty() && quiet_probe_ms_ == 0) {
+    quiet_probe_ms_ = probe->quiet_ms();
+    if (cache_ != nullptr) {
+      if (auto recorded = cache_->quiet_calibration(fingerprint_, probe->name())) {
+        quiet_probe_ms_ = std::min(quiet_probe_ms_, *recorded);
+      }
+      cache_->record_quiet_calibration(fingerprint_, probe->name(), quiet_probe_ms_);
+    }
+  }
+  // The probe's time just before the batch: after the previous one, or asked now.
+  double before_ms = probe != nullptr && !to_time.empty() ? probe->current_ms() : 0;
   for (size_t begin = 0; begin < to_time.size(); begin += options_.batch_size) {
     if (measure_until_.expired()) {
       for (size_t i = begin; i < to_time.size(); ++i) {
@@ -85,6 +97,14 @@ void MeasuredCostModel::prepare(const std::vector<OwnedOpConfig>& configs) const
       throw Error("the " + backend_ + " timer returned " + std::to_string(milliseconds.size()) +
                   " times for " + std::to_string(batch.size()) + " configurations");
     }
+    bool busy = false;
+    if (probe != nullptr) {
+      const double after_ms = probe->current_ms();
+      const double ratio = std::max(before_ms, after_ms) / quiet_probe_ms_;
+      stats_.max_load_ratio = std::max(stats_.max_load_ratio, ratio);
+      busy = ratio >= kBusyLoadRatio;
+      before_ms = after_ms;
+    }
     const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
@@ -92,8 +112,9 @@ void MeasuredCostModel::prepare(const std::vector<OwnedOpConfig>& configs) const
     for (size_t i = begin; i < end; ++i) {
       const double ms = milliseconds[i - begin];
       costs_.emplace(keys[i], ms);
-      entries.emplace_back(keys[i], CachedCost{ms, timer_->repeats(), now});
+      if (!busy) entries.emplace_back(keys[i], CachedCost{ms, timer_->repeats(), now});
       ++stats_.measured;
+      if (busy) ++stats_.measured_busy;
     }
     if (cache_ != nullptr) cache_->store(backend_, fingerprint_, entries);
     if (options_.on_progress) options_.on_progress(end, to_time.size());

@@ -9,6 +9,7 @@
 
 #include "cost/cost_cache.h"
 #include "cost/cost_model.h"
+#include "cost/load_probe.h"
 #include "cost/op_timer.h"
 
 namespace saturate::cost {
@@ -21,6 +22,11 @@ struct MeasuredCostStats {
   // Not timed because the measurement deadline came first: priced by the fallback model too.
   size_t unmeasured_at_deadline = 0;
   double measure_seconds = 0;  // wall time spent timing
+  // Timed while the machine was busy (the load probe ran kBusyLoadRatio or more times slower
+  // than quiet): priced from that timing in this run, never cached.
+  size_t measured_busy = 0;
+  // The load probe's slowest time over its quiet time, over every batch timed (0: no probe ran).
+  double max_load_ratio = 0;
 };
 
 struct MeasuredCostOptions {
@@ -29,13 +35,17 @@ struct MeasuredCostOptions {
   // Called after each batch with (configurations timed so far, configurations to time); may be
   // empty.
   std::function<void(size_t, size_t)> on_progress;
+  // Asked before and after each batch; null: every batch counts as quiet (tests, back ends
+  // whose timings do not depend on the CPU's load).
+  std::shared_ptr<LoadProbe> load_probe;
 };
 
 // Prices each operator configuration by timing it on a back end (an OpTimer), the way TASO
 // measures every distinct operator once on cuDNN. Measurements are kept in memory and, when a
 // cache is given, on disk keyed by back end, machine fingerprint and configuration; a later
 // process on the same machine measures nothing it has measured before. Configurations the back
-// end does not support are priced by the fallback model (analytic) and counted.
+// end does not support are priced by the fallback model (analytic) and counted. A batch timed
+// while a load probe says the machine is busy prices this run but is not cached.
 class MeasuredCostModel : public CostModel {
  public:
   // `cache` may be null (measurements live only in memory). Throws saturate::Error when the
@@ -68,6 +78,8 @@ class MeasuredCostModel : public CostModel {
   mutable std::unordered_map<std::string, double> costs_;
   mutable MeasuredCostStats stats_;
   mutable Deadline measure_until_ = Deadline::never();
+  // The probe's quiet time per unit (the least of this run's and the cache's); 0 until asked.
+  mutable double quiet_probe_ms_ = 0;
 };
 
 }  // namespace saturate::cost

@@ -52,6 +52,10 @@ std::string OnednnOpTimer::fingerprint() const {
          ";onednn=" + runtime::onednn_version() + ";denormals=flushed";
 }
 
+int OnednnOpTimer::cpu_threads() const {
+  return runtime::onednn_thread_count(options_.threads);
+}
+
 bool OnednnOpTimer::supports(const OpConfig& config) const {
   if (ir::op_info(config.op).is_leaf() || config.op == ir::OpKind::Noop) return false;
   return runtime::OnednnExecutor::runs_natively(config.op, config.attrs, config.inputs,

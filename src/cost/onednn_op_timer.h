@@ -29,6 +29,7 @@ class OnednnOpTimer : public OpTimer {
   std::string backend() const override { return "onednn"; }
   // "cpu=<model name>;threads=<n>;onednn=<version>;denormals=flushed".
   std::string fingerprint() const override;
+  int cpu_threads() const override;
   bool supports(const OpConfig& config) const override;
   std::vector<double> time_ms(const std::vector<OwnedOpConfig>& configs) override;
   int repeats() const override { return options_.repeats; }

@@ -35,6 +35,9 @@ class OpTimer {
   // Timed repeats behind each median, recorded with the measurement in the cost cache; 0 when
   // the back end does not say.
   virtual int repeats() const { return 0; }
+  // CPU threads a timing keeps busy, which the load probe runs on too (load_probe.h); 0 for a
+  // back end whose timings do not depend on other work on the CPU (a GPU).
+  virtual int cpu_threads() const { return 0; }
 };
 
 }  // namespace saturate::cost

@@ -96,6 +96,9 @@ std::unique_ptr<cost::CostModel> make_cost_model(
       options.cache_path.empty() ? cost::CostCache::default_path() : options.cache_path);
   cost::MeasuredCostOptions measured_options;
   measured_options.on_progress = progress_printer(options.kind);
+  if (timer->cpu_threads() > 0 && !options.cache_busy_costs) {
+    measured_options.load_probe = std::make_shared<cost::CalibrationKernel>(timer->cpu_threads());
+  }
   return std::make_unique<cost::MeasuredCostModel>(std::move(timer),
                                                    std::make_unique<cost::AnalyticCostModel>(),
                                                    std::move(cache), std::move(measured_options));
@@ -108,7 +111,8 @@ void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json&
       dynamic_cast<const cost::MeasuredCostModel*>(&cost::unwrap_profiles(model));
   if (measured == nullptr) {
     for (const char* key : {"cost_cache", "cost_measured", "cost_cache_hits", "cost_fallbacks",
-                            "cost_unmeasured_at_deadline", "cost_measure_seconds"}) {
+                            "cost_unmeasured_at_deadline", "cost_measure_seconds",
+                            "cost_measured_busy", "cost_load_ratio"}) {
       report[key] = nullptr;
     }
     return;
@@ -121,6 +125,8 @@ void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json&
   report["cost_fallbacks"] = stats.fallbacks;
   report["cost_unmeasured_at_deadline"] = stats.unmeasured_at_deadline;
   report["cost_measure_seconds"] = stats.measure_seconds;
+  report["cost_measured_busy"] = stats.measured_busy;
+  report["cost_load_ratio"] = stats.max_load_ratio;
 }
 
 std::string cost_model_summary(const cost::CostModel& model) {
@@ -137,6 +143,13 @@ std::string cost_model_summary(const cost::CostModel& model) {
   if (stats.unmeasured_at_deadline > 0) {
     text += ", " + std::to_string(stats.unmeasured_at_deadline) +
             " more by it because the time limit left no time to measure them";
+  }
+  if (stats.measured_busy > 0) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1f", stats.max_load_ratio);
+    text += "; " + std::to_string(stats.measured_busy) +
+            " measured while the machine was busy (a calibration kernel ran up to " + ratio +
+            "x slower than quiet): used for this run, not cached";
   }
   return text;
 }

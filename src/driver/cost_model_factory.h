@@ -19,6 +19,9 @@ struct CostModelOptions {
   std::string kind;
   std::string cache_path;  // empty: cost::CostCache::default_path()
   int threads = 0;  // CPU timers' threads; 0: ONNX Runtime's default (physical cores), OpenMP's
+  // Cache costs timed while the machine is busy too, without the load probe (load_probe.h):
+  // for a machine that is never quiet, or tests that need the cache filled.
+  bool cache_busy_costs = false;
 };
 
 // ONNX Runtime's intra-op threads for `requested` (CostModelOptions::threads): the count given,
@@ -37,8 +40,8 @@ std::unique_ptr<cost::CostModel> make_cost_model(
     std::shared_ptr<onnx::OnnxruntimeHelper> onnxruntime_helper = nullptr);
 
 // Adds cost_model, cost_cache, cost_measured, cost_cache_hits, cost_fallbacks,
-// cost_unmeasured_at_deadline and cost_measure_seconds to a report (all but the first null for
-// the analytic model).
+// cost_unmeasured_at_deadline, cost_measure_seconds, cost_measured_busy and cost_load_ratio to a
+// report (all but the first null for the analytic model).
 void add_cost_model_report(const cost::CostModel& model, nlohmann::ordered_json& report);
 
 // "cost model onednn: 12 configurations measured in 0.84 s, 40 from the cache (PATH), 3 priced

@@ -36,6 +36,7 @@ class OnnxruntimeOpTimer : public cost::OpTimer {
   std::string backend() const override { return "onnxruntime"; }
   // "onnxruntime <version>; <CPU model>; <n> threads".
   std::string fingerprint() const override { return fingerprint_; }
+  int cpu_threads() const override { return options_.threads; }
   // Every operator the exporter writes, except opaque ones (their cost is the fallback's).
   bool supports(const cost::OpConfig& config) const override;
   std::vector<double> time_ms(const std::vector<cost::OwnedOpConfig>& configs) override;

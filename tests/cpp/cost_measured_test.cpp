@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cost/analytic_cost_model.h"
 #include "cost/cost_cache.h"
+#include "cost/load_probe.h"
 #include "cost/measured_cost_model.h"
 #include "ir/op_registry.h"
 #include "support/error.h"
@@ -46,6 +49,30 @@ class FakeTimer : public OpTimer {
  private:
   std::shared_ptr<TimerLog> log_;
   std::string fingerprint_;
+};
+
+// Answers quiet_ms() with `quiet`, then current_ms() with each of `loads` in turn (times quiet);
+// the last repeats.
+class ScriptedProbe : public LoadProbe {
+ public:
+  ScriptedProbe(double quiet, std::vector<double> loads)
+      : quiet_(quiet), loads_(std::move(loads)) {}
+  double quiet_ms() override {
+    ++quiet_calls;
+    return quiet_;
+  }
+  double current_ms() override {
+    const double load = loads_[std::min(next_, loads_.size() - 1)];
+    ++next_;
+    return load * quiet_;
+  }
+  std::string name() const override { return "scripted"; }
+  size_t quiet_calls = 0;
+
+ private:
+  double quiet_;
+  std::vector<double> loads_;
+  size_t next_ = 0;
 };
 
 OwnedOpConfig config_of(ir::OpKind op, std::vector<ir::TensorType> inputs,
@@ -170,6 +197,92 @@ TEST_F(MeasuredCostModelTest, BatchesReportProgress) {
   EXPECT_EQ(log->calls, 3u);
   EXPECT_EQ(progress, (std::vector<std::pair<size_t, size_t>>{{2, 5}, {4, 5}, {5, 5}}));
   EXPECT_GE(model->stats().measure_seconds, 0.0);
+}
+
+std::vector<OwnedOpConfig> relus(int64_t count) {
+  std::vector<OwnedOpConfig> configs;
+  for (int64_t n = 1; n <= count; ++n)
+    configs.push_back(config_of(ir::OpKind::Relu, {f32({n, 3})}));
+  return configs;
+}
+
+TEST_F(MeasuredCostModelTest, BatchesTimedWhileBusyPriceThisRunButAreNotCached) {
+  // One configuration a batch; the probe reads quiet, quiet, busy, quiet, quiet: the batch that
+  // ends busy and the one that starts busy are not cached, the others are.
+  auto log = std::make_shared<TimerLog>();
+  MeasuredCostOptions options;
+  options.batch_size = 1;
+  options.load_probe =
+      std::make_shared<ScriptedProbe>(2.0, std::vector<double>{1.0, 1.1, 2.0, 1.0, 1.2});
+  const std::vector<OwnedOpConfig> configs = relus(4);
+  auto model = make_model(log, "fake-machine", options);
+  model->prepare(configs);
+  EXPECT_EQ(model->stats().measured, 4u);
+  EXPECT_EQ(model->stats().measured_busy, 2u);
+  EXPECT_DOUBLE_EQ(model->stats().max_load_ratio, 2.0);
+  for (const OwnedOpConfig& config : configs) {  // every one priced from its timing
+    EXPECT_DOUBLE_EQ(model->op_cost(config.view()),
+                     0.01 + 0.001 * static_cast<double>(config.outputs[0].num_elements()));
+  }
+  CostCache cache(path_.string());
+  EXPECT_EQ(cache.size(), 2u);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const bool cached =
+        cache.find("fake", "fake-machine", cache_key(configs[i].view())).has_value();
+    EXPECT_EQ(cached, i == 0 || i == 3) << i;
+  }
+}
+
+TEST_F(MeasuredCostModelTest, AQuietMachineCachesEverythingAndKeepsItsLeastCalibration) {
+  auto log = std::make_shared<TimerLog>();
+  MeasuredCostOptions options;
+  options.batch_size = 2;
+  auto probe = std::make_shared<ScriptedProbe>(3.0, std::vector<double>{1.0, 1.29});
+  options.load_probe = probe;
+  auto model = make_model(log, "fake-machine", options);
+  model->prepare(relus(5));
+  EXPECT_EQ(model->stats().measured_busy, 0u);
+  EXPECT_DOUBLE_EQ(model->stats().max_load_ratio, 1.29);
+  EXPECT_EQ(probe->quiet_calls, 1u);
+  {
+    CostCache cache(path_.string());
+    EXPECT_EQ(cache.size(), 5u);
+    EXPECT_EQ(cache.quiet_calibration("fake-machine", "scripted"), 3.0);
+    cache.record_quiet_calibration("fake-machine", "scripted", 4.0);  // more: not recorded
+    EXPECT_EQ(cache.quiet_calibration("fake-machine", "scripted"), 3.0);
+    cache.record_quiet_calibration("fake-machine", "scripted", 1.5);
+    EXPECT_EQ(cache.quiet_calibration("fake-machine", "scripted"), 1.5);
+    EXPECT_FALSE(cache.quiet_calibration("another-machine", "scripted").has_value());
+  }
+  // A later run compares with the least quiet time on record, not only its own: a probe whose
+  // own quiet estimate was taken on a busy machine (3.0) still sees 3.0 as twice quiet (1.5).
+  auto later =
+      make_model(std::make_shared<TimerLog>(), "fake-machine",
+                 {.batch_size = 16,
+                  .on_progress = {},
+                  .load_probe = std::make_shared<ScriptedProbe>(3.0, std::vector<double>{1.0})});
+  later->prepare(relus(7));
+  EXPECT_EQ(later->stats().measured, 2u);  // 5 from the cache
+  EXPECT_EQ(later->stats().measured_busy, 2u);
+  EXPECT_DOUBLE_EQ(later->stats().max_load_ratio, 2.0);
+}
+
+TEST_F(MeasuredCostModelTest, NothingToTimeRunsNoProbe) {
+  auto probe = std::make_shared<ScriptedProbe>(1.0, std::vector<double>{1.0});
+  MeasuredCostOptions options;
+  options.load_probe = probe;
+  auto model = make_model(std::make_shared<TimerLog>(), "fake-machine", options);
+  model->prepare({config_of(ir::OpKind::Pow, {f32({4, 8}), f32({4, 8})})});  // the fallback's
+  EXPECT_EQ(probe->quiet_calls, 0u);
+  EXPECT_EQ(model->stats().max_load_ratio, 0.0);
+}
+
+TEST(CalibrationKernel, TimesItsWork) {
+  // Only that it measures something; whether it sees load is a timing question for bench/.
+  CalibrationKernel kernel(2);
+  EXPECT_GT(kernel.quiet_ms(), 0.0);
+  EXPECT_GT(kernel.current_ms(), 0.0);
+  EXPECT_EQ(kernel.name(), "calibration-chain-1;threads=2");
 }
 
 TEST_F(MeasuredCostModelTest, WorksWithoutACache) {

@@ -59,8 +59,10 @@ def test_optimize_with_measured_costs_uses_the_cache_the_second_time(saturate, t
     reports = []
     for run in range(2):
         report_path = tmp_path / f"report{run}.json"
+        # Cached even when the tests beside it keep the machine busy.
         result = saturate("optimize", "nasrnn", "--reduced", "--extract", "greedy",
-                          "--cost", "onednn", "--cost-cache", cache, "--json", report_path)
+                          "--cost", "onednn", "--cost-cache", cache, "--cache-busy-costs",
+                          "--json", report_path)
         assert result.returncode == 0, result.stderr
         assert "cost (ms, onednn)" in result.stdout
         reports.append(json.loads(report_path.read_text()))
@@ -71,6 +73,28 @@ def test_optimize_with_measured_costs_uses_the_cache_the_second_time(saturate, t
     assert second["cost_cache_hits"] > 0
     assert second["cost_cache_hits"] == first["cost_measured"] + first["cost_cache_hits"]
     assert second["original_cost"] == first["original_cost"]  # same prices, read back
+
+
+def test_costs_timed_while_busy_are_not_cached(saturate, tmp_path):
+    # Whatever the load while this runs, what the first run cached is exactly what the second
+    # finds, and what it timed while busy is timed again.
+    cache = tmp_path / "costs.sqlite"
+    reports = []
+    for run in range(2):
+        report_path = tmp_path / f"report{run}.json"
+        result = saturate("optimize", "nasrnn", "--reduced", "--extract", "greedy",
+                          "--cost", "onednn", "--cost-cache", cache, "--json", report_path)
+        assert result.returncode == 0, result.stderr
+        reports.append(json.loads(report_path.read_text()))
+        report = reports[-1]
+        assert report["cost_load_ratio"] > 0  # the calibration kernel ran
+        assert 0 <= report["cost_measured_busy"] <= report["cost_measured"]
+        if report["cost_measured_busy"]:
+            assert "measured while the machine was busy" in result.stdout
+    first, second = reports
+    cached = first["cost_measured"] - first["cost_measured_busy"]
+    assert second["cost_cache_hits"] == cached
+    assert second["cost_measured"] == first["cost_measured"] - cached
 
 
 def test_taso_search_with_measured_costs(saturate, tmp_path):
