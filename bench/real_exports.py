@@ -46,7 +46,7 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from saturate import onnx_check, ort_timer  # noqa: E402
+from saturate import onnx_check, ort_session  # noqa: E402
 
 REPORT_FIELDS = ["original_ops", "optimized_ops", "opaque_nodes", "folded_nodes", "verified",
                  "max_relative_error", "max_abs_error", "kept_original", "latency_check",
@@ -187,7 +187,7 @@ def session(path, threads, optimized_path=None):
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.log_severity_level = 3
     # The sessions are timed in turn: idle pools must not spin on the cores of the one timed.
-    ort_timer.no_spinning(so)
+    ort_session.no_spinning(so)
     if optimized_path is not None:
         so.optimized_model_filepath = str(optimized_path)
     return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])

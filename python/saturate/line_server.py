@@ -1,4 +1,4 @@
-"""The loop of Saturate's long-lived Python helpers (``ort_timer --serve``, ``milp_highs``): one
+"""The loop of Saturate's long-lived Python helpers (``ort_helper --serve``, ``milp_highs``): one
 JSON request per line of standard input, one JSON answer per line of standard output, and a
 failed request answered with ``{"error": "..."}`` while the helper goes on serving.
 

@@ -1,7 +1,7 @@
 """The checks of an optimized ONNX model in ONNX Runtime, run together.
 
 ``saturate optimize model.onnx`` (and ``saturate.optimize``) ask the run's one ONNX Runtime
-helper (``ort_timer --serve``, which also times operators for the cost model) for
+helper (``ort_helper --serve``, which also times operators for the cost model) for
 ``run_checks``: the whole-model latency check of ``saturate.ort_latency`` and the comparison of
 ``saturate.onnx_check`` in the interpreter that already imported numpy and onnxruntime. The
 request may carry ``input_shapes``, a list of assignments (input name -> dims) of the models'

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from saturate import latency_verdict, onnx_check, ort_timer
+from saturate import latency_verdict, onnx_check, ort_session
 
 
 def summary(samples: list[float]) -> dict:
@@ -43,7 +43,7 @@ def compare_latency(original, optimized, runs: int = 200, threads: int = 1,
     both models fed the same random inputs (of the shapes ``shapes`` gives, input name -> dims,
     for inputs with dynamic dimensions; onnx_check.common_feed_shapes), ONNX Runtime's graph
     optimizations on (as deployed), denormals flushed (as the per-operator timings do) and the
-    thread pools not spinning between runs (``ort_timer.no_spinning``: the idle session's
+    thread pools not spinning between runs (``ort_session.no_spinning``: the idle session's
     spinning threads would slow the one being timed).
 
     ``runs`` paired rounds at most. With ``budget_seconds`` the rounds stop as soon as the
@@ -58,8 +58,8 @@ def compare_latency(original, optimized, runs: int = 200, threads: int = 1,
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        ort_timer.flush_denormals(options)
-        ort_timer.no_spinning(options)
+        ort_session.flush_denormals(options)
+        ort_session.no_spinning(options)
         return ort.InferenceSession(model if isinstance(model, bytes) else str(model), options,
                                     providers=["CPUExecutionProvider"])
 

@@ -15,7 +15,7 @@ OnnxruntimeHelper::OnnxruntimeHelper(const std::string& python, const std::strin
   std::vector<std::string> environment;
   if (!python_dir.empty()) environment.push_back(python_path_environment_entry(python_dir));
   process_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{python, "-m", "saturate.ort_timer", "--serve"}, environment);
+      std::vector<std::string>{python, "-m", "saturate.ort_helper", "--serve"}, environment);
 }
 
 OnnxruntimeHelper::~OnnxruntimeHelper() = default;  // closing its input ends the helper

@@ -1,7 +1,7 @@
 #pragma once
 
-// The one long-lived ONNX Runtime process of a run: `python3 -m saturate.ort_timer --serve`
-// (python/saturate/ort_timer.py), which times one-operator models for the measured cost model
+// The one long-lived ONNX Runtime process of a run: `python3 -m saturate.ort_helper --serve`
+// (python/saturate/ort_helper.py), which times one-operator models for the measured cost model
 // and runs the whole-model checks of `optimize` (latency and verification, ort_check.py).
 // ONNX Runtime has no C++ package on Debian, and its Python wheel is what users install, so
 // the Python helper is the interface to it; one process imports numpy and onnxruntime once.
@@ -15,7 +15,6 @@
 
 #include "ir/tensor_type.h"
 #include "onnx/latency_comparison.h"
-
 #include "support/deadline.h"
 
 namespace saturate {
@@ -74,7 +73,7 @@ struct ModelCheckAnswer {
 
 class OnnxruntimeHelper {
  public:
-  // Starts `PYTHON -m saturate.ort_timer --serve` with `python_dir` first on PYTHONPATH. Throws
+  // Starts `PYTHON -m saturate.ort_helper --serve` with `python_dir` first on PYTHONPATH. Throws
   // saturate::Error when Python or onnxruntime is missing.
   OnnxruntimeHelper(const std::string& python, const std::string& python_dir);
   ~OnnxruntimeHelper();

@@ -1,4 +1,4 @@
-"""The ONNX Runtime helper (saturate.ort_timer --serve), except that requests carrying the key
+"""The ONNX Runtime helper (saturate.ort_helper --serve), except that requests carrying the key
 named by SATURATE_TEST_HANG_ON ("check": the whole-model checks; "models": operator timing) are
 never answered, as a helper stuck in a long run would be. test_time_limit.py starts it through a
 stand-in Python (SATURATE_PYTHON) to show that the command's deadline still ends the run."""
@@ -6,10 +6,10 @@ import os
 import sys
 import time
 
-from saturate import ort_timer
+from saturate import ort_helper
 
 HANG_ON = os.environ["SATURATE_TEST_HANG_ON"]
-answer_for_real = ort_timer.answer
+answer_for_real = ort_helper.answer
 
 
 def answer(request: dict) -> dict:
@@ -18,5 +18,5 @@ def answer(request: dict) -> dict:
     return answer_for_real(request)
 
 
-ort_timer.answer = answer
-sys.exit(ort_timer.main(sys.argv[1:]))
+ort_helper.answer = answer
+sys.exit(ort_helper.main(sys.argv[1:]))

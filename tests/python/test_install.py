@@ -47,7 +47,7 @@ def test_the_prefix_holds_program_rules_fusions_package_libraries_and_headers(pr
         p.name for p in (REPO / "rules").glob("*.rules"))
     assert (share / "pypm" / "onnxruntime.pmb").is_file()
     assert (share / "pypm" / "onnxruntime_matmul.pmb").is_file()
-    assert (share / "python" / "saturate" / "ort_timer.py").is_file()
+    assert (share / "python" / "saturate" / "ort_helper.py").is_file()
     assert (prefix / "include" / "saturate" / "ir" / "graph.h").is_file()
     assert list((prefix / "lib").glob("libsaturate_ir.a"))
 

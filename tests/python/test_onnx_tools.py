@@ -13,7 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
-from saturate import onnx_check, ort_latency, ort_timer  # noqa: E402
+from saturate import onnx_check, ort_latency, ort_session  # noqa: E402
 
 
 def matmul_model(path: pathlib.Path, scale: float = 1.0, opset: int = 17) -> pathlib.Path:
@@ -72,7 +72,7 @@ def test_timer_reports_one_positive_time_per_model(tmp_path):
     paths = [matmul_model(tmp_path / f"m{i}.onnx") for i in range(2)]
     request = tmp_path / "request.json"
     request.write_text(json.dumps({"models": [str(p) for p in paths], "repeats": 3}))
-    process = run_module("saturate.ort_timer", request)
+    process = run_module("saturate.ort_helper", request)
     assert process.returncode == 0, process.stderr
     answer = json.loads(process.stdout)
     assert len(answer["times_ms"]) == 2
@@ -85,7 +85,7 @@ def test_timer_never_makes_up_a_time_for_a_broken_model(tmp_path):
     bad.write_bytes(b"\x08\x01garbage")
     request = tmp_path / "request.json"
     request.write_text(json.dumps({"models": [str(bad)]}))
-    process = run_module("saturate.ort_timer", request)
+    process = run_module("saturate.ort_helper", request)
     assert process.returncode == 2
     assert "bad.onnx" in process.stderr and process.stdout == ""
 
@@ -94,7 +94,7 @@ def test_timer_never_makes_up_a_time_for_a_broken_model(tmp_path):
 def test_timer_rejects_a_malformed_request(tmp_path, request_text):
     request = tmp_path / "request.json"
     request.write_text(request_text)
-    process = run_module("saturate.ort_timer", request)
+    process = run_module("saturate.ort_helper", request)
     assert process.returncode == 2 and process.stderr.startswith("error:")
 
 
@@ -108,7 +108,7 @@ def test_server_answers_each_request_and_survives_a_bad_one(tmp_path):
         {"models": [str(path)], "repeats": 2},
     ]
     process = subprocess.run(
-        [sys.executable, "-m", "saturate.ort_timer", "--serve"],
+        [sys.executable, "-m", "saturate.ort_helper", "--serve"],
         input="".join(json.dumps(r) + "\n" for r in requests),
         capture_output=True,
         text=True,
@@ -124,7 +124,7 @@ def test_server_answers_each_request_and_survives_a_bad_one(tmp_path):
 
 
 def serve(stdin: bytes) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "saturate.ort_timer", "--serve"], input=stdin,
+    return subprocess.run([sys.executable, "-m", "saturate.ort_helper", "--serve"], input=stdin,
                           capture_output=True, cwd=REPO / "python", timeout=120)
 
 
@@ -186,9 +186,9 @@ def test_sessions_timed_in_turn_do_not_spin(tmp_path):
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    ort_timer.no_spinning(options)
+    ort_session.no_spinning(options)
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     session = ort.InferenceSession(str(matmul_model(tmp_path / "a.onnx")), options,
                                    providers=["CPUExecutionProvider"])
-    feeds = ort_timer.feeds_for(session, np.random.default_rng(0))
+    feeds = ort_session.feeds_for(session, np.random.default_rng(0))
     assert session.run(None, feeds)[0].shape == (3, 4)

@@ -25,7 +25,7 @@ def python_that_hangs_on(tmp_path, key: str) -> dict:
     wrapper = tmp_path / "python"
     wrapper.write_text(
         "#!/bin/sh\n"
-        'if [ "$1 $2" = "-m saturate.ort_timer" ]; then shift 2; '
+        'if [ "$1 $2" = "-m saturate.ort_helper" ]; then shift 2; '
         f'exec "{sys.executable}" "{HERE / "hanging_ort_helper.py"}" "$@"; fi\n'
         f'exec "{sys.executable}" "$@"\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)

@@ -15,8 +15,8 @@ from typing import Any, Iterator, Optional
 
 from . import core
 from .errors import PyPMError, user_location
-from .ops import (ACTIVATION, ACTIVATIONS, ATTRIBUTE_KINDS, FLOAT, INT, INTS, PADDING, PADDINGS,
-                  STRING, AttrInfo, OpConstructor)
+from .operator_info import (ACTIVATION, ACTIVATIONS, ATTRIBUTE_KINDS, FLOAT, INT, INTS, PADDING,
+                            PADDINGS, STRING, AttrInfo, OpInfo)
 
 PATTERN = "pattern"
 RULE = "rule"
@@ -490,6 +490,33 @@ def to_head(v: Any, what: str):
                         "constructor (e.g. Relu), not a pattern")
     raise PyPMError(f"{what} is an operator parameter: pass an op variable or an operator "
                     f"constructor, not a {type(v).__name__}")
+
+
+class OpConstructor:
+    """``MatMul(a, b, activation="relu")``: an application of an IR operator.
+
+    Positional arguments are the inputs, keyword arguments the attributes. In a pattern an
+    attribute is an equality constraint; in a rule it sets the attribute. Usable only while
+    ``serialize`` runs a pattern or rule body.
+    """
+
+    def __init__(self, info: OpInfo, python_name: str):
+        self.info = info
+        self.__name__ = python_name
+        self.__qualname__ = python_name
+        self.__doc__ = (f"The IR operator '{info.name}' ({info.arity_text()}"
+                        + (", attributes " + ", ".join(a.name for a in info.attrs)
+                           if info.attrs else "") + ").")
+
+    def __call__(self, *args, **attrs):
+        return apply_operator(self, args, attrs)
+
+    def __repr__(self) -> str:
+        return f"<pypm operator {self.__name__} ({self.info.name})>"
+
+    def __bool__(self) -> bool:
+        return True
+
 
 
 def apply_operator(ctor: OpConstructor, args: tuple, attrs: dict) -> App:
