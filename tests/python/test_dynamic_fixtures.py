@@ -188,3 +188,22 @@ def test_a_profile_the_original_cannot_run_is_one_clear_error(saturate, tmp_path
     assert len(lines) == 1 and "the original model fails at the input shapes" in lines[0]
     assert "--profile" in lines[0]
     assert not output.exists()
+
+
+def test_show_prices_a_dynamic_model_at_its_profiles(saturate):
+    """`show` keeps the symbolic shapes and estimates the cost at the default profile, or at the
+    profiles given, as optimize prices them."""
+    model = DYNAMIC / "bert.dynamo.onnx"
+    default = saturate("show", model, "--json")
+    assert default.returncode == 0, default.stderr
+    report = json.loads(default.stdout)
+    assert [profile["name"] for profile in report["profiles"]] == ["default"]
+    assert report["cost_ms"] > 0
+    assert any(not isinstance(dim, int) for value in report["inputs"] for dim in value["shape"])
+    larger = saturate("show", model, "--json", "--profile", "batch=4,sequence=64")
+    assert larger.returncode == 0, larger.stderr
+    assert json.loads(larger.stdout)["cost_ms"] > report["cost_ms"]
+    text = saturate("show", model, "--profile", "batch=4,sequence=64")
+    assert "priced at profile batch=4,sequence=64" in text.stdout
+    wrong = saturate("show", model, "--profile", "no_such_symbol=3")
+    assert wrong.returncode == 1 and "no_such_symbol" in wrong.stderr
