@@ -138,6 +138,12 @@ class Folder {
   }
 
   bool is_initializer(const std::string& name) const { return initializers_.contains(name); }
+  bool is_small_initializer(const std::string& name) const {
+    auto it = initializers_.find(name);
+    if (it == initializers_.end()) return false;
+    const int64_t count = element_count_of(model_.graph().initializer(it->second));
+    return count >= 0 && count <= kInferenceDataLimit;
+  }
 
   int32_t elem_type_of(const std::string& name) const {
     if (auto it = initializers_.find(name); it != initializers_.end()) {
@@ -401,11 +407,9 @@ class Folder {
     if (op == "Add" && node.input_size() == 2) {  // positions offset by the cache length
       for (int k = 0; k < 2; ++k) {
         auto it = index_ranges_.find(node.input(k));
+        if (it == index_ranges_.end()) continue;  // before reading the other operand: a weight
         const HostTensor* offset = known(node.input(1 - k));
-        if (it == index_ranges_.end() || offset == nullptr || offset->size() != 1 ||
-            offset->is_real()) {
-          continue;
-        }
+        if (offset == nullptr || offset->size() != 1 || offset->is_real()) continue;
         index_ranges_[node.output(0)] = {ir::dim_sum(it->second.first, offset->ints[0]),
                                          ir::dim_sum(it->second.second, offset->ints[0])};
         return;
@@ -437,16 +441,18 @@ class Folder {
     // inference lost over symbolic inputs (it keeps names only through a few operators).
     auto current = types_.find(node.output(0));
     bool untyped = current == types_.end() || !dims_from_onnx(current->second);
+    bool symbolic = false;
+    for (const auto& name : node.input()) symbolic |= symbolic_.contains(name);
+    if (!symbolic && !untyped) return false;
+    // Shape operands are small: a weight is not read (as doubles, it would be twice its size).
     std::vector<const HostTensor*> inputs;
     std::vector<std::optional<ir::Dims>> input_dims;
-    bool symbolic = false;
     for (const auto& name : node.input()) {
-      symbolic |= symbolic_.contains(name);
-      bool constant = !name.empty() && (is_initializer(name) || symbolic_.contains(name));
+      bool constant = !name.empty() && (symbolic_.contains(name) ||
+                                        (is_initializer(name) && is_small_initializer(name)));
       inputs.push_back(constant ? known(name) : nullptr);
       input_dims.push_back(name.empty() ? std::nullopt : dims_of(name));
     }
-    if (!symbolic && !untyped) return false;
     auto dims = symbolic_output_dims(node, inputs, input_dims);
     if (!dims) return false;
     int32_t elem_type = TensorProto::UNDEFINED;
