@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import asdict, dataclass, field
 from typing import Optional
@@ -335,24 +336,68 @@ def _ops_without_double_kernel(model) -> list[str]:
     return missing
 
 
+def _weights_to_float64(model, base_dir: str = "") -> tuple[list[str], list[np.ndarray]]:
+    """The main graph's float32 initializers as float64 arrays, each made a graph input of the
+    model that the check feeds with every run: ONNX Runtime reads a fed array where it lies,
+    while an initializer (even one handed over as an OrtValue) is copied into the session. The
+    float32 weights are read tensor by tensor (external data too, from `base_dir`), never whole
+    in memory beside the float64 ones. Graphs run as written (no graph optimization), so a
+    weight that is an input computes exactly as the initializer did."""
+    from onnx import TensorProto, external_data_helper, helper, numpy_helper
+
+    graph = model.graph
+    declared = {value.name for value in graph.input}
+    names, arrays, kept = [], [], []
+    for tensor in graph.initializer:
+        if tensor.data_type != TensorProto.FLOAT:
+            kept.append(tensor)
+            continue
+        arrays.append(numpy_helper.to_array(tensor, base_dir).astype(np.float64))
+        names.append(tensor.name)
+        if tensor.name not in declared:  # an IR < 4 model lists its initializers as inputs
+            graph.input.append(helper.make_tensor_value_info(tensor.name, TensorProto.DOUBLE,
+                                                             list(tensor.dims)))
+    remaining = [type(tensor)() for tensor in kept]
+    for copy, tensor in zip(remaining, kept):
+        copy.CopyFrom(tensor)
+    del graph.initializer[:]
+    graph.initializer.extend(remaining)
+    for subgraph in list(_graphs(graph))[1:]:  # subgraphs' weights: converted in the model
+        for tensor in subgraph.initializer:
+            if tensor.data_location == TensorProto.EXTERNAL:
+                external_data_helper.load_external_data_for_tensor(tensor, base_dir)
+    return names, arrays
+
+
 def _outputs_on(model, feeds_list, in_float64=False):
     """One model's outputs on every feed, its session made and dropped here: the two models of a
     check are never in memory at once (a float64 copy of a model doubles its weights)."""
+    weights = {}
     if in_float64:
         ours = not hasattr(model, "SerializeToString")  # loaded here: converted where it lies
-        proto = _load_model(model)
+        base_dir = ""
+        if ours and not isinstance(model, (bytes, bytearray)):
+            import onnx  # a path: its external data is read weight by weight, as converted
+
+            base_dir = os.path.dirname(os.path.abspath(str(model)))
+            proto = onnx.load(str(model), load_external_data=False)
+        else:
+            proto = _load_model(model)
         if _float_weight_bytes(proto) > FLOAT64_WEIGHT_LIMIT_BYTES:
             raise MemoryError("the weights are too large for a float64 copy")
         missing = _ops_without_double_kernel(proto)
         if missing:
             raise ValueError(f"ONNX Runtime has no double kernel for {', '.join(missing[:3])}")
-        model = to_float64(proto, in_place=ours).SerializeToString()
+        if not ours:
+            proto = to_float64(proto)  # a copy: the caller's model is not touched
+        weights = dict(zip(*_weights_to_float64(proto, base_dir)))
+        model = to_float64(proto, in_place=True).SerializeToString()  # its weights are inputs
         del proto
         feeds_list = [{name: value.astype(np.float64) if value.dtype == np.float32 else value
                        for name, value in feeds.items()} for feeds in feeds_list]
     session = _session(model)
     del model
-    return [session.run(None, feeds) for feeds in feeds_list]
+    return [session.run(None, {**feeds, **weights}) for feeds in feeds_list]
 
 
 def _in_float64(original, optimized, feeds_list):
@@ -382,6 +427,53 @@ def _compare_quantized_segments(original, optimized, feeds_list):
         reason = str(error).strip().splitlines()
         return None, reason[0] if reason else type(error).__name__
     return comparison, None
+
+
+@dataclass
+class _ValueInfo:
+    name: str
+    type: str  # as ONNX Runtime names it: "tensor(float)"
+    shape: Optional[list]  # ints, dim_param names, None for an unknown dimension
+
+
+class _Signature:
+    """What a session's get_inputs() and get_outputs() say of a model, read from the model
+    itself, without its weights: what to feed is learned without loading them into a session
+    (two sessions at once held the weights of both models twice over)."""
+
+    def __init__(self, model):
+        import onnx
+        from onnx import TensorProto
+
+        if hasattr(model, "SerializeToString"):
+            graph = model.graph
+        elif isinstance(model, (bytes, bytearray)):
+            graph = onnx.load_from_string(bytes(model)).graph
+        else:
+            graph = onnx.load(str(model), load_external_data=False).graph
+
+        def info(value) -> _ValueInfo:
+            kind = value.type.WhichOneof("value")
+            if kind != "tensor_type":
+                return _ValueInfo(value.name, kind or "unknown", None)
+            tensor = value.type.tensor_type
+            element = TensorProto.DataType.Name(tensor.elem_type).lower()
+            shape = None
+            if tensor.HasField("shape"):
+                shape = [dim.dim_value if dim.HasField("dim_value") else
+                         (dim.dim_param if dim.HasField("dim_param") else None)
+                         for dim in tensor.shape.dim]
+            return _ValueInfo(value.name, f"tensor({element})", shape)
+
+        weights = {tensor.name for tensor in graph.initializer}
+        self._inputs = [info(value) for value in graph.input if value.name not in weights]
+        self._outputs = [info(value) for value in graph.output]
+
+    def get_inputs(self) -> list:
+        return self._inputs
+
+    def get_outputs(self) -> list:
+        return self._outputs
 
 
 def _is_static(shape) -> bool:
@@ -414,9 +506,9 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
     (None or empty: once, at the declared shapes, which must then be static). Assignments after
     the first ``required`` (None: all required) are probes: one the original model fails at is
     left out and listed in ``skipped_shapes``, never counted as a pass."""
-    # Both sessions for what the models take and give (their weights not pre-packed); dropped
-    # before the models run for the verdict, one at a time.
-    first, second = _session(original), _session(optimized)
+    # What the models take and give, read from the models; they run for the verdict one at a
+    # time, and the original in a session of its own only to probe sizes.
+    first, second = _Signature(original), _Signature(optimized)
     names_first = [o.name for o in first.get_outputs()]
     names_second = [o.name for o in second.get_outputs()]
     if len(names_first) != len(names_second):
@@ -430,18 +522,20 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
     assignments = list(input_shapes) if input_shapes else [None]
     required = len(assignments) if required is None else int(required)
     shapes, feeds_list, skipped = [], [], []
+    probe = None
     for index, assignment in enumerate(assignments):
         fed = common_feed_shapes(first, second, assignment)
         feeds = [random_feeds(second, rng, shapes=fed, bounds=bounds) for _ in range(trials)]
         if index >= required:
+            probe = probe or _session(original)
             try:
-                first.run(None, feeds[0])
+                probe.run(None, feeds[0])
             except Exception as error:  # the original rejects these sizes: not a check
                 skipped.append({"shapes": fed, "error": str(error).splitlines()[0][:300]})
                 continue
         shapes.append(fed)
         feeds_list += feeds
-    del first, second
+    del first, second, probe
     results, unavailable = None, None
     if precision in ("auto", "float64"):
         results, unavailable = _in_float64(original, optimized, feeds_list)
