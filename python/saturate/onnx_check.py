@@ -1,8 +1,8 @@
 """Checks that two ONNX models compute the same numbers, by running both in ONNX Runtime.
 
-``saturate optimize model.onnx --verify`` calls this as
-``python3 -m saturate.onnx_check ORIGINAL OPTIMIZED --json``: both models run on the same random
-inputs (floats normal, token ids below their embedding's size, masks of ones; fixed seed).
+``saturate optimize model.onnx --verify`` calls ``compare_models`` in its ONNX Runtime helper
+(ort_helper.py, through ort_check.py); ``python3 -m saturate.onnx_check ORIGINAL OPTIMIZED
+--json`` does the same from a shell. Both models run on the same random inputs (floats normal, token ids below their embedding's size, masks of ones; fixed seed).
 
 Precision. An optimizer that folds weights (Wq times Wk transposed into one weight) changes where
 float32 rounds, and a model that amplifies rounding (softmax over logits of magnitude 40) then

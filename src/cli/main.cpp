@@ -13,8 +13,8 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "saturate: a tensor-graph superoptimizer (equality saturation over a tensor IR).\n"
-      "MODEL is a bundled model name (see `saturate models`) or a graph file in text form "
-      "(.sxp)."};
+      "MODEL is a bundled model name (see `saturate models`), a graph file in text form (.sxp) "
+      "or an ONNX model (.onnx)."};
   app.set_version_flag("--version", "saturate 0.1.0");
   app.require_subcommand(1);
   app.footer(

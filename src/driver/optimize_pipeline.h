@@ -64,8 +64,8 @@ struct PipelineOptions {
   std::string search = "eqsat";  // or taso
   double alpha = 1.05;           // taso
   size_t budget = 100;           // taso
-  // Empty kind: onnxruntime for an ONNX input, analytic otherwise. Threads 0: 1 for onnxruntime,
-  // the OpenMP default for onednn.
+  // Empty kind: onnxruntime for an ONNX input, analytic otherwise. Threads 0: one per physical
+  // core for onnxruntime (its own default), the OpenMP default for onednn.
   CostModelOptions cost;
   // Concrete sizes of a model's symbolic dims (`batch=1,sequence=128[@WEIGHT]`) at which costs,
   // extraction and the latency check run (driver/shape_profiles.h); empty: one default profile

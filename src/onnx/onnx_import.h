@@ -33,17 +33,16 @@ struct ImportOptions {
 // Parses "NAME=1,128" into (NAME, [1, 128]); throws saturate::Error on anything else.
 std::pair<std::string, ir::Dims> parse_input_shape(const std::string& text);
 
-// Reads an ONNX model (default-domain opset 11..21, static shapes once `input_shapes` are
-// applied, values of any element type) into the IR. First every subgraph whose value is known
-// from initializers, constants and static shapes is folded into initializers (shape
-// arithmetic, masks); then float32 operators the IR has are mapped (docs/ONNX.md has the
-// table) and any other operator, or a value of another element type, becomes a typed `opaque`
-// node that export restores exactly.
-// Operators the IR has are mapped (docs/ONNX.md has the table); any other operator, or a known
-// one with attributes the IR cannot express, becomes an `opaque` node that export restores
-// exactly. Throws saturate::Error with a one-line message naming the file and the value, node or
-// operator at fault (unreadable or invalid protobuf, unsupported opset, dynamic dimensions,
-// unknown value names, a fold that rejects its constants).
+// Reads an ONNX model (default-domain opset 11..21, values of any element type) into the IR.
+// Dynamic dimensions become symbols (one per dim_param; docs/DYNAMIC_SHAPES.md) unless
+// `input_shapes` pins them. First every subgraph whose value is known from initializers,
+// constants and shapes is folded into initializers or symbolic shape values (shape arithmetic,
+// masks); then float32 operators the IR has are mapped (docs/ONNX.md has the table) and any
+// other operator, a known one with attributes the IR cannot express, or a value of another
+// element type becomes a typed `opaque` node that export restores exactly. Throws
+// saturate::Error with a one-line message naming the file and the value, node or operator at
+// fault (unreadable or invalid protobuf, unsupported opset, contradictory sizes, unknown value
+// names, a fold that rejects its constants).
 OnnxModel import_onnx(const std::string& path, const ImportOptions& options = {});
 // The same from bytes already in memory; `source` names them in messages.
 OnnxModel import_onnx_bytes(std::string_view bytes, const std::string& source,

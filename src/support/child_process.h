@@ -10,11 +10,12 @@
 
 namespace saturate {
 
-// Every child process Saturate starts (Python helpers, the PyPM front end) is started here, with
+// Every program Saturate starts (Python helpers, the PyPM front end) is started here, with
 // posix_spawnp: the program is exec'ed at once, nothing of ours runs in a forked copy of a
 // process that may have threads, and no shell sits in between (arguments are passed as they
-// are). `environment` entries ("NAME=value") are added to ours, replacing those of the same name,
-// and SATURATE_PARENT_PID names us: our Python helpers die with us (python/saturate/
+// are); the one fork without exec is the CBC solver's (extract/solver_isolation.h: its child only
+// solves and exits). `environment` entries ("NAME=value") are added to ours, replacing those of the
+// same name, and SATURATE_PARENT_PID names us: our Python helpers die with us (python/saturate/
 // child_guard.py), and take the limits their caller sets there.
 
 // What a process run to completion printed on standard output, and its exit code (-1 when a
