@@ -46,13 +46,16 @@ try:
     from .onnx_api import is_onnx_argument as _is_onnx_argument
     from .onnx_api import VerificationError, last_report, optimize_onnx  # noqa: F401
 
-    def optimize(graph_or_model, *args, **kwargs):
-        """Optimizes a ``Graph`` (returns ``(graph, report)``, see ``_saturate.optimize``) or an
-        ONNX model: an ``onnx.ModelProto``, its bytes or a ``.onnx`` path, returning the
-        optimized ``onnx.ModelProto`` (see ``optimize_onnx``; the report is ``last_report()``)."""
+    from .result import OptimizeResult
+
+    def optimize(graph_or_model, *args, **kwargs) -> OptimizeResult:
+        """Optimizes a ``Graph`` (see ``_saturate.optimize``) or an ONNX model: an
+        ``onnx.ModelProto``, its bytes or a ``.onnx`` path (see ``optimize_onnx``). Returns an
+        ``OptimizeResult`` either way: ``model, report = saturate.optimize(...)``, the model of
+        the input's kind."""
         if _is_onnx_argument(graph_or_model):
             return optimize_onnx(graph_or_model, *args, **kwargs)
-        return _optimize_graph(graph_or_model, *args, **kwargs)
+        return OptimizeResult(*_optimize_graph(graph_or_model, *args, **kwargs))
 
     HAVE_EXTENSION = True
 except ImportError as _error:  # only the pure-Python front end is available

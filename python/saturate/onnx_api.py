@@ -1,9 +1,9 @@
-"""``saturate.optimize`` for ONNX models: a ModelProto or a path in, a ModelProto out.
+"""``saturate.optimize`` for ONNX models: a ModelProto or path in; a ModelProto and report out.
 
     import onnx, saturate
-    optimized = saturate.optimize("model.onnx", cost="onnxruntime", verify=True)
+    optimized, report = saturate.optimize("model.onnx", cost="onnxruntime", verify=True)
     onnx.save(optimized, "model.opt.onnx")
-    print(saturate.last_report())
+    print(report["speedup_percent"])
 
 The model goes through the pipeline of ``saturate optimize model.onnx`` (the C++ library's
 driver, through the extension): import (unknown operators kept as opaque nodes), equality
@@ -17,6 +17,8 @@ import os
 import pathlib
 import threading
 from typing import Any, Union
+
+from .result import OptimizeResult
 
 # Per thread: optimize running in several threads at once gives each its own report.
 _reports = threading.local()
@@ -52,7 +54,8 @@ def is_onnx_argument(model: Any) -> bool:
 
 def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # noqa: F821
                   **options: Any):
-    """Optimizes an ONNX model and returns the optimized ``onnx.ModelProto``.
+    """Optimizes an ONNX model; returns an ``OptimizeResult``: the optimized
+    ``onnx.ModelProto`` and the run's report.
 
     The model runs through the pipeline of ``saturate optimize model.onnx`` (driver/ in the C++
     library), with the command's options as keyword arguments and the command's defaults:
@@ -88,8 +91,9 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     ONNX Runtime has double kernels for every operator, else in float32 with a tolerance scaled
     to each output's range; see ``saturate.onnx_check``) and raises ``VerificationError`` (a
     ``SaturateError``) on a mismatch, unless ``keep_unverified=True``: then the optimized model
-    is returned and ``last_report()["verified"]`` is False. The report of the run, field for
-    field the ``--json`` report of the command, is ``saturate.last_report()``.
+    is returned and its report's ``verified`` is False. The report, field for field the
+    ``--json`` report of the command, is the result's ``report`` (and ``last_report()``, kept for
+    older code).
     """
     import onnx
 
@@ -112,10 +116,11 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
             f"the optimized model differs from {source} ({report.get('verify_precision')}): max "
             f"abs error {report['max_abs_error']:.3g}, {report['max_relative_error']:.3g} of the "
             "output range (keep_unverified=True returns it anyway)")
-    return onnx.load_from_string(bytes(optimized_bytes))
+    return OptimizeResult(onnx.load_from_string(bytes(optimized_bytes)), dict(report))
 
 
 def last_report() -> dict:
     """The report of the last ONNX optimize run in this thread (each thread has its own):
-    costs, cost model, e-graph size, times; empty before the first."""
+    costs, cost model, e-graph size, times; empty before the first. Kept for older code: the
+    report is also the ``report`` of the ``OptimizeResult`` that ``optimize`` returns."""
     return dict(getattr(_reports, "last", {}))

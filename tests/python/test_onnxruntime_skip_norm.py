@@ -161,9 +161,11 @@ def cache_pricing_skip_norms(saturate, tmp_path, factor):
     Add + LayerNormalization depends on the CPU (7x slower on a 2-core EPYC, faster elsewhere),
     so the tests of both decisions set the price instead of relying on this machine's."""
     cache = tmp_path / "costs.sqlite"
+    # --cache-busy-costs: every timing cached, even while the tests beside it keep the machine
+    # busy (the price set below must be the one read back).
     result = saturate("optimize", FIXTURES / "bert_eager.torchscript.onnx", "-o",
                       tmp_path / "measured.onnx", "--latency-runs", "0", "--cost-cache", cache,
-                      "--threads", "1", timeout=600)
+                      "--threads", "1", "--cache-busy-costs", timeout=600)
     assert result.returncode == 0, result.stderr
     with sqlite3.connect(cache) as db:
         scaled = db.execute("UPDATE op_costs SET milliseconds = milliseconds * ? "
@@ -227,9 +229,10 @@ def test_the_python_api_turns_session_guards_off(saturate_api, tmp_path):
     source = str(FIXTURES / "bert_eager.torchscript.onnx")
     cache = str(tmp_path / "costs.sqlite")
     # Whether a norm stays a candidate depends on the timings (see cache_pricing_skip_norms).
-    saturate_api.optimize(source, latency_runs=0, cost_cache=cache)
-    guards = saturate_api.last_report()["session_fusion_guards"]
-    fused = saturate_api.last_report()["fused_operators"].get("skip_layer_norm", 0)
+    _, report = saturate_api.optimize(source, latency_runs=0, cost_cache=cache)
+    guards = report["session_fusion_guards"]
+    fused = report["fused_operators"].get("skip_layer_norm", 0)
     assert guards["fusion"] == "SkipLayerNormFusion" and guards["candidates"] + fused == 5
-    saturate_api.optimize(source, latency_runs=0, cost_cache=cache, session_guards=False)
-    assert saturate_api.last_report()["session_fusion_guards"] is None
+    _, report = saturate_api.optimize(source, latency_runs=0, cost_cache=cache,
+                                      session_guards=False)
+    assert report["session_fusion_guards"] is None

@@ -50,9 +50,9 @@ def test_cli_and_python_reports_are_equal_field_by_field(saturate, tmp_path, cos
     result = saturate("optimize", FIXTURE, *options, "--json", tmp_path / "cli.json")
     assert result.returncode == 0, result.stderr
     cli = json.loads((tmp_path / "cli.json").read_text())
-    api.optimize(str(FIXTURE), cost=cost, cost_cache=str(cache), latency_runs=0,
-                      verify=True)
-    python = json.loads(json.dumps(api.last_report()))
+    _, report = api.optimize(str(FIXTURE), cost=cost, cost_cache=str(cache), latency_runs=0,
+                             verify=True)
+    python = json.loads(json.dumps(report))
     assert comparable(cli) == comparable(python)
     assert cli["verified"] is True and cli["cost_model"] == cost
     if cost == "analytic":  # measured costs decide by timings, which vary from run to run

@@ -46,11 +46,13 @@ def test_optimize_returns_a_checked_model_that_computes_the_same(tmp_path, as_pa
     if as_path:
         argument = tmp_path / "m.onnx"
         onnx.save(model, argument)
-    optimized = saturate.optimize(argument, verify=True)
+    result = saturate.optimize(argument, verify=True)
+    assert isinstance(result, saturate.OptimizeResult)
+    optimized, report = result
     assert isinstance(optimized, onnx.ModelProto)
     onnx.checker.check_model(optimized, full_check=True)
     assert "Hardmax" in [n.op_type for n in optimized.graph.node]
-    report = saturate.last_report()
+    assert saturate.last_report() == report  # kept for older code
     assert report["verified"] is True and report["opaque_nodes"] == 1
     # The command's default for an ONNX model: operators timed in ONNX Runtime.
     assert report["cost_model"] == "onnxruntime"
@@ -62,20 +64,18 @@ def test_optimize_with_onnxruntime_costs_caches_its_measurements(tmp_path):
     model = shared_input_matmuls()
     cache = str(tmp_path / "costs.sqlite")
     # Cached even when the tests beside it keep the machine busy.
-    saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy",
-                      cache_busy_costs=True)
-    first = saturate.last_report()
+    _, first = saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy",
+                                 cache_busy_costs=True)
     assert first["cost_model"] == "onnxruntime" and first["cost_measured"] > 0
     assert first["cost_measured_busy"] == 0 and first["cost_load_ratio"] == 0  # no probe ran
-    saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy")
-    second = saturate.last_report()
+    _, second = saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy")
     assert second["cost_measured"] == 0 and second["cost_cache_hits"] >= first["cost_measured"]
     check = second["latency_check"]  # the whole-model check in ONNX Runtime, on by default
     assert check is None or (10 <= check["runs"] <= 200 and
                              check["kept"] in ("original", "optimized"))
-    optimized = saturate.optimize(model, cost="onnxruntime", cost_cache=cache, extract="greedy",
-                                  latency_runs=4)
-    check = saturate.last_report()["latency_check"]
+    optimized, report = saturate.optimize(model, cost="onnxruntime", cost_cache=cache,
+                                          extract="greedy", latency_runs=4)
+    check = report["latency_check"]
     if check is not None:  # None only when the optimizer changed nothing
         assert check["runs"] == 4
         if check["kept"] == "original":
@@ -84,7 +84,10 @@ def test_optimize_with_onnxruntime_costs_caches_its_measurements(tmp_path):
 
 def test_graphs_still_take_the_graph_path():
     graph = saturate.model("squeezenet", reduced=True)
-    optimized, report = saturate.optimize(graph, extract="greedy")
+    result = saturate.optimize(graph, extract="greedy")
+    assert isinstance(result, saturate.OptimizeResult)  # the same type as for an ONNX model
+    optimized, report = result
+    assert isinstance(optimized, saturate.Graph) and result.report is report
     assert report["optimized_cost"] <= report["original_cost"]
     assert optimized.num_operators <= graph.num_operators
 
@@ -104,8 +107,7 @@ def test_exporter_output_through_the_python_api(name):
     """A PyTorch export with int64 token ids, masks and shape arithmetic, through
     saturate.optimize, verified in ONNX Runtime."""
     path = REPO / "tests" / "fixtures" / "exporters" / name
-    optimized = saturate.optimize(str(path), cost="analytic", verify=True)
-    report = saturate.last_report()
+    optimized, report = saturate.optimize(str(path), cost="analytic", verify=True)
     assert report["verified"] is True
     if "torchscript" in name:  # the dynamo exporter folds its own constants
         assert report["folded_nodes"] > 0
@@ -115,13 +117,13 @@ def test_exporter_output_through_the_python_api(name):
 def test_python_api_keeps_or_pins_dynamic_inputs(tmp_path):
     model = onnx.load(str(REPO / "tests" / "fixtures" / "exporters" / "gpt2.dynamo.onnx"))
     model.graph.input[0].type.tensor_type.shape.dim[1].dim_param = "sequence"
-    kept = saturate.optimize(model, cost="analytic", profiles=["sequence=16"], verify=True)
+    kept, report = saturate.optimize(model, cost="analytic", profiles=["sequence=16"],
+                                     verify=True)
     dims = kept.graph.input[0].type.tensor_type.shape.dim
     assert [d.dim_value or d.dim_param for d in dims] == [1, "sequence"]
-    report = saturate.last_report()
     assert report["verified"] is True
     assert report["shape_profiles"][0]["sizes"] == {"sequence": 16}
-    optimized = saturate.optimize(model, cost="analytic", input_shapes={"input_ids": [1, 16]})
+    optimized, _ = saturate.optimize(model, cost="analytic", input_shapes={"input_ids": [1, 16]})
     dims = optimized.graph.input[0].type.tensor_type.shape.dim
     assert [d.dim_value for d in dims] == [1, 16]
 
@@ -131,8 +133,8 @@ def test_python_api_reads_external_data_beside_a_path(tmp_path):
     path = tmp_path / "model.onnx"
     onnx.save(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
               location="model.onnx.data", size_threshold=1024)
-    optimized = saturate.optimize(str(path), cost="analytic", verify=True)
-    assert saturate.last_report()["verified"] is True
+    optimized, report = saturate.optimize(str(path), cost="analytic", verify=True)
+    assert report["verified"] is True
     assert len(optimized.graph.initializer) > 0
 
 
@@ -155,15 +157,13 @@ def test_verify_raises_on_a_wrong_rewrite_unless_keep_unverified(tmp_path):
     report = saturate.last_report()
     assert report["verified"] is False and report["verify_outputs"][0]["ok"] is False
     assert report["original_ops"] == 2 and report["optimized_ops"] == 1  # the rewrite was chosen
-    optimized = saturate.optimize(model, rules=[str(rules)], cost="analytic", verify=True,
-                                  keep_unverified=True)
+    optimized, report = saturate.optimize(model, rules=[str(rules)], cost="analytic",
+                                          verify=True, keep_unverified=True)
     assert isinstance(optimized, onnx.ModelProto)
     assert "Sigmoid" in [n.op_type for n in optimized.graph.node]  # the wrong model, returned
-    report = saturate.last_report()
     assert report["verified"] is False and report["verify_precision"] == "float64"
     # Without the wrong rule the same model verifies: the error above is the rule's.
-    saturate.optimize(model, cost="analytic", verify=True)
-    assert saturate.last_report()["verified"] is True
+    assert saturate.optimize(model, cost="analytic", verify=True).report["verified"] is True
 
 
 def test_verification_error_is_exported():
