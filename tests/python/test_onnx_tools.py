@@ -192,3 +192,45 @@ def test_sessions_timed_in_turn_do_not_spin(tmp_path):
                                    providers=["CPUExecutionProvider"])
     feeds = ort_session.feeds_for(session, np.random.default_rng(0))
     assert session.run(None, feeds)[0].shape == (3, 4)
+
+
+def _two_layer_model(scale: float, weights_as_inputs: bool = False):
+    rng = np.random.default_rng(2)
+    weights = [numpy_helper.from_array((rng.standard_normal((8, 8)) * scale).astype(np.float32),
+                                       f"w{k}") for k in range(2)]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])]
+    if weights_as_inputs:  # IR < 4 style: every initializer also listed as a graph input
+        inputs += [helper.make_tensor_value_info(w.name, TensorProto.FLOAT, [8, 8])
+                   for w in weights]
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w0"], ["h"]), helper.make_node("Tanh", ["h"], ["t"]),
+         helper.make_node("MatMul", ["t", "w1"], ["y"])],
+        "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])],
+        weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+@pytest.mark.parametrize("weights_as_inputs", [False, True])
+def test_float64_verification_reads_external_weights_and_tells_them_apart(tmp_path,
+                                                                          weights_as_inputs):
+    # Weights in external data, read tensor by tensor into the float64 check: equal models
+    # match in float64, a changed weight is a mismatch, and the caller's model is not touched.
+    paths = []
+    for name, scale in (("a", 1.0), ("b", 1.0), ("c", 1.001)):
+        path = tmp_path / name / "model.onnx"
+        path.parent.mkdir()
+        onnx.save(_two_layer_model(scale, weights_as_inputs), path, save_as_external_data=True,
+                  all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
+        paths.append(path)
+    shapes = [{"x": [3, 8]}]
+    same = onnx_check.compare_models(paths[0], paths[1], input_shapes=shapes)
+    assert same.ok and same.precision == "float64", same
+    assert max(o.max_abs_error for o in same.outputs) == 0
+    changed = onnx_check.compare_models(paths[0], paths[2], input_shapes=shapes)
+    assert not changed.ok and changed.precision == "float64"
+    proto = _two_layer_model(1.0, weights_as_inputs)
+    before = proto.SerializeToString()
+    assert onnx_check.compare_models(proto, paths[0], input_shapes=shapes).ok
+    assert proto.SerializeToString() == before
