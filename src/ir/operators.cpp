@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "ir/axes.h"
 #include "ir/op_registry.h"
 #include "ir/symbolic_dim.h"
 #include "support/error.h"
@@ -29,11 +31,12 @@ using Types = std::vector<TensorType>;
 constexpr int64_t kSliceToEnd = std::numeric_limits<int64_t>::max();
 
 int normalize_axis(int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank) {
+  const std::optional<int64_t> position = normalized_axis(axis, rank);
+  if (!position) {
     shape_error("axis " + std::to_string(axis) + " is out of range for rank " +
                 std::to_string(rank));
   }
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
+  return static_cast<int>(*position);
 }
 
 void require_same_dtype(const Types& inputs) {

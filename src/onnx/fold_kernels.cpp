@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "ir/axes.h"
 #include "onnx/node_attributes.h"
 #include "support/error.h"
 
@@ -48,16 +49,11 @@ int64_t scalar_int(const HostTensor& t) {
 }
 
 int64_t normalize_axis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) {
+  const std::optional<int64_t> position = ir::normalized_axis(axis, rank);
+  if (!position) {
     reject("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   }
-  return axis < 0 ? axis + rank : axis;
-}
-
-std::vector<int64_t> row_strides(const ir::Dims& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
+  return *position;
 }
 
 // Numpy broadcasting of several shapes.
@@ -84,7 +80,7 @@ ir::Dims broadcast_dims(const std::vector<const ir::Dims*>& shapes) {
 // Strides of `in` walked along `out` (0 on broadcast axes).
 std::vector<int64_t> broadcast_strides(const ir::Dims& in, const ir::Dims& out) {
   std::vector<int64_t> strides(out.size(), 0);
-  std::vector<int64_t> own = row_strides(in);
+  std::vector<int64_t> own = ir::row_major_strides(in);
   size_t offset = out.size() - in.size();
   for (size_t i = 0; i < in.size(); ++i) strides[offset + i] = in[i] == 1 ? 0 : own[i];
   return strides;
@@ -663,7 +659,7 @@ Tensors fold_slice(const Inputs& in, const FoldContext& context) {
     dims[axis] = count;
   }
   HostTensor out = make_host_tensor(x.elem_type, dims, context.element_limit);
-  std::vector<int64_t> in_strides = row_strides(x.dims);
+  std::vector<int64_t> in_strides = ir::row_major_strides(x.dims);
   int64_t base = 0;
   std::vector<int64_t> strides(dims.size());
   for (size_t a = 0; a < dims.size(); ++a) {
@@ -685,7 +681,7 @@ Tensors fold_transpose(const NodeProto& node, const Inputs& in, const FoldContex
   if (perm.size() != rank) reject("Transpose perm has the wrong length");
   std::vector<bool> seen(rank, false);
   ir::Dims dims;
-  std::vector<int64_t> in_strides = row_strides(x.dims);
+  std::vector<int64_t> in_strides = ir::row_major_strides(x.dims);
   std::vector<int64_t> strides;
   for (int64_t p : perm) {
     if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) {
@@ -726,7 +722,7 @@ Tensors fold_tile(const Inputs& in, const FoldContext& context) {
     dims.push_back(x.dims[a] * repeats[a]);
   }
   HostTensor out = make_host_tensor(x.elem_type, dims, context.element_limit);
-  std::vector<int64_t> in_strides = row_strides(x.dims);
+  std::vector<int64_t> in_strides = ir::row_major_strides(x.dims);
   std::vector<int64_t> counter(dims.size(), 0);
   for (int64_t i = 0; i < out.size(); ++i) {
     int64_t from = 0;
@@ -850,7 +846,7 @@ Tensors fold_scatter_nd(const NodeProto& node, const Inputs& in) {
   if (depth == 0 || depth > data.dims.size()) reject("ScatterND index depth out of range");
   int64_t inner = 1;
   for (size_t a = depth; a < data.dims.size(); ++a) inner *= data.dims[a];
-  std::vector<int64_t> strides = row_strides(data.dims);
+  std::vector<int64_t> strides = ir::row_major_strides(data.dims);
   int64_t rows = static_cast<int64_t>(idx.size() / depth);
   if (updates.size() != rows * inner) reject("ScatterND updates have the wrong size");
   HostTensor out = data;
@@ -963,7 +959,7 @@ Tensors fold_nonzero(const Inputs& in, const FoldContext& context) {
   auto rank = static_cast<int64_t>(x.dims.size());
   auto count = static_cast<int64_t>(hits.size());
   HostTensor out = make_host_tensor(TensorProto::INT64, {rank, count}, context.element_limit);
-  std::vector<int64_t> strides = row_strides(x.dims);
+  std::vector<int64_t> strides = ir::row_major_strides(x.dims);
   for (int64_t h = 0; h < count; ++h) {
     int64_t rest = hits[static_cast<size_t>(h)];
     for (int64_t a = 0; a < rank; ++a) {

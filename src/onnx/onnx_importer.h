@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/axes.h"
 #include "ir/graph.h"
 #include "onnx/onnx_model.h"
 #include "support/error.h"
@@ -30,8 +31,9 @@ inline void require(bool condition) {
 }
 
 inline int64_t normalize_axis(int64_t axis, int64_t rank) {
-  require(axis >= -rank && axis < rank);
-  return axis < 0 ? axis + rank : axis;
+  const std::optional<int64_t> position = ir::normalized_axis(axis, rank);
+  require(position.has_value());
+  return *position;
 }
 
 class Importer {

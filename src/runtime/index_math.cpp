@@ -1,5 +1,6 @@
 #include "runtime/index_math.h"
 
+#include <optional>
 #include <string>
 
 #include "support/error.h"
@@ -10,12 +11,6 @@ int64_t product(const ir::Dims& dims, size_t begin, size_t end) {
   int64_t result = 1;
   for (size_t i = begin; i < end; ++i) result *= dims[i];
   return result;
-}
-
-std::vector<int64_t> row_major_strides(const ir::Dims& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
 }
 
 std::vector<int64_t> broadcast_strides(const ir::Dims& dims, const ir::Dims& out) {
@@ -36,11 +31,12 @@ std::vector<int64_t> broadcast_strides(const ir::Dims& dims, const ir::Dims& out
 }
 
 int normalize_axis(int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank) {
+  const std::optional<int64_t> position = ir::normalized_axis(axis, rank);
+  if (!position) {
     throw Error("axis " + std::to_string(axis) + " is out of range for rank " +
                 std::to_string(rank));
   }
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
+  return static_cast<int>(*position);
 }
 
 bool next_index(std::vector<int64_t>& index, const ir::Dims& dims) {

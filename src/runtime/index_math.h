@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/axes.h"
 #include "ir/tensor_type.h"
 
 namespace saturate::runtime::detail {
@@ -15,8 +16,7 @@ inline int64_t product(const ir::Dims& dims) {
   return product(dims, 0, dims.size());
 }
 
-// Element strides of a row-major tensor: strides[i] = product(dims[i+1:]).
-std::vector<int64_t> row_major_strides(const ir::Dims& dims);
+using ir::row_major_strides;
 
 // Strides for reading a tensor of shape `dims` while walking the numpy broadcast shape `out`:
 // aligned to out's rank from the right, 0 where `dims` is missing or 1 (the value repeats).

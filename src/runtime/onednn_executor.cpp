@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ir/axes.h"
 #include "ir/op_registry.h"
 #include "ir/symbolic_dim.h"
 #include "ir/weight_only.h"
@@ -50,19 +51,9 @@ int64_t product(const ir::Dims& dims, size_t begin, size_t end) {
   return result;
 }
 
-std::vector<int64_t> row_major_strides(const memory::dims& dims) {
-  std::vector<int64_t> strides(dims.size());
-  int64_t stride = 1;
-  for (size_t i = dims.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= dims[i];
-  }
-  return strides;
-}
-
 memory::desc plain_desc(const ir::Dims& dims) {
   memory::dims shape = as_dims(dims);
-  return memory::desc(shape, memory::data_type::f32, row_major_strides(shape));
+  return memory::desc(shape, memory::data_type::f32, ir::row_major_strides(shape));
 }
 
 memory::desc any_desc(const memory::dims& dims) {
@@ -516,7 +507,7 @@ class NodeBuilder {
     }
     // The input read through permuted strides is the output's logical tensor; a reorder writes
     // it out densely.
-    const std::vector<int64_t> strides = row_major_strides(as_dims(x));
+    const std::vector<int64_t> strides = ir::row_major_strides(as_dims(x));
     memory::dims permuted_strides;
     for (int64_t axis : perm) permuted_strides.push_back(strides[static_cast<size_t>(axis)]);
     memory::desc source(as_dims(out_dims()), memory::data_type::f32, permuted_strides);
