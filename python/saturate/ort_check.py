@@ -26,7 +26,7 @@ from dataclasses import asdict
 
 def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
                verify: bool, input_shapes=None, required_input_shapes=None,
-               latency_budget=None) -> dict:
+               latency_budget=None, latency_weights=None) -> dict:
     """Times both models (at most ``latency_runs`` interleaved rounds, 0 for none; with
     ``latency_budget`` seconds the sequential test stops when it decides) at the first of
     ``input_shapes`` (a list of assignments input name -> dims; None or empty: the declared
@@ -34,7 +34,8 @@ def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
     be run or an assignment does not suit it. Only the first ``required_input_shapes``
     assignments must run (None: all); verification leaves out a later one the original model
     itself fails at (sizes a shape-checking probe chose that the model does not accept), and
-    says so in the result's ``skipped_shapes``."""
+    says so in the result's ``skipped_shapes``. With ``latency_weights`` (shape profiles' weights)
+    the timing runs at as many of the first assignments, weighted (ort_latency)."""
     from saturate import onnx_check, ort_latency
 
     assignments = [dict(each) for each in input_shapes] if input_shapes else []
@@ -43,9 +44,14 @@ def run_checks(original: str, optimized: str, latency_runs: int, threads: int,
     if assignments and required > 0:
         _require_original_runs(original, assignments[:required])
     if latency_runs > 0:
-        timed = assignments[0] if assignments else None
+        if latency_weights:
+            timed = assignments[:len(latency_weights)]
+            weights = [float(w) for w in latency_weights]
+        else:
+            timed, weights = (assignments[0] if assignments else None), None
         before, after = ort_latency.compare_latency(original, optimized, latency_runs, threads,
-                                                    shapes=timed, budget_seconds=latency_budget)
+                                                    shapes=timed, budget_seconds=latency_budget,
+                                                    weights=weights)
         answer["latency"] = {"original": before, "optimized": after, "input_shapes": timed}
     if verify:
         answer["verification"] = asdict(

@@ -48,7 +48,8 @@ def answer(request: dict) -> dict:
                                     int(check.get("threads", 1)), bool(check.get("verify")),
                                     check.get("input_shapes"),
                                     check.get("required_input_shapes"),
-                                    check.get("latency_budget"))
+                                    check.get("latency_budget"),
+                                    check.get("latency_weights"))
     threads = int(request.get("threads", 1))
     if request.get("fingerprint"):
         return {"fingerprint": ort_timer.fingerprint(threads)}

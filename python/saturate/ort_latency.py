@@ -37,14 +37,18 @@ def summary(samples: list[float]) -> dict:
 
 
 def compare_latency(original, optimized, runs: int = 200, threads: int = 1,
-                    warmup: int = 3, shapes=None, budget_seconds: float | None = None
-                    ) -> tuple[dict, dict]:
+                    warmup: int = 3, shapes=None, budget_seconds: float | None = None,
+                    weights: list[float] | None = None) -> tuple[dict, dict]:
     """Summaries of the milliseconds per run of each model (paths or bytes), runs interleaved,
     both models fed the same random inputs (of the shapes ``shapes`` gives, input name -> dims,
     for inputs with dynamic dimensions; onnx_check.common_feed_shapes), ONNX Runtime's graph
     optimizations on (as deployed), denormals flushed (as the per-operator timings do) and the
     thread pools not spinning between runs (``ort_session.no_spinning``: the idle session's
     spinning threads would slow the one being timed).
+
+    With ``weights``, ``shapes`` is a list of assignments (shape profiles), one weight each:
+    every round runs both models once at each (in the round's order) and pairs the weighted sums
+    of their times, so the test decides on the profiles together, as extraction weighs them.
 
     ``runs`` paired rounds at most. With ``budget_seconds`` the rounds stop as soon as the
     sequential test (saturate.latency_verdict) decides, or once the budget is spent (at least
@@ -64,19 +68,36 @@ def compare_latency(original, optimized, runs: int = 200, threads: int = 1,
                                     providers=["CPUExecutionProvider"])
 
     sessions = [session(original), session(optimized)]
-    fed = onnx_check.common_feed_shapes(sessions[0], sessions[1], shapes)
-    feeds = onnx_check.random_feeds(sessions[0], np.random.default_rng(0), original, fed)
+    profiles = list(shapes) if weights is not None else [shapes]
+    if weights is None:
+        weights = [1.0]
+    if len(weights) != len(profiles) or not all(w > 0 for w in weights):
+        raise ValueError(f"{len(profiles)} shape profiles need as many positive weights, got "
+                         f"{weights}")
+    total = float(sum(weights))
+    weights = [w / total for w in weights]
+    rng = np.random.default_rng(0)
+    bounds = onnx_check.index_bounds(original)
+    feeds_at = []
+    for assignment in profiles:
+        fed = onnx_check.common_feed_shapes(sessions[0], sessions[1], assignment)
+        feeds_at.append(onnx_check.random_feeds(sessions[0], rng, shapes=fed, bounds=bounds))
     for each in sessions:
-        for _ in range(warmup):
-            each.run(None, feeds)
+        for feeds in feeds_at:
+            for _ in range(warmup):
+                each.run(None, feeds)
     test = latency_verdict.SequentialPairedTest(runs)
     samples: list[list[float]] = [[], []]
     started = time.perf_counter()
     for round_number in range(runs):
-        for i in ((0, 1) if round_number % 2 == 0 else (1, 0)):
-            start = time.perf_counter()
-            sessions[i].run(None, feeds)
-            samples[i].append((time.perf_counter() - start) * 1e3)
+        weighted = [0.0, 0.0]
+        for feeds, weight in zip(feeds_at, weights):
+            for i in ((0, 1) if round_number % 2 == 0 else (1, 0)):
+                start = time.perf_counter()
+                sessions[i].run(None, feeds)
+                weighted[i] += weight * (time.perf_counter() - start) * 1e3
+        for i in (0, 1):
+            samples[i].append(weighted[i])
         test.add(samples[0][-1], samples[1][-1])
         if budget_seconds is None:
             continue

@@ -49,12 +49,18 @@ void print_summary(const driver::PipelineOptions& options, const driver::Pipelin
     const std::string verdict = latency["verdict"].get<std::string>();
     std::string kept =
         latency["kept"] == "optimized" ? "kept the optimized model" : "kept the original";
+    // Several profiles: each run is one at every profile, weighted.
+    const std::string at =
+        latency.contains("profiles")
+            ? ", each run at " + std::to_string(latency["profiles"].size()) + " profiles weighted"
+            : "";
     std::printf(
-        "latency check (onnxruntime, %d paired runs): original %.3f ms, optimized %.3f ms "
+        "latency check (onnxruntime, %d paired runs%s): original %.3f ms, optimized %.3f ms "
         "(median); speedup %.3fx, %.0f%% interval %s to %s: %s, %s\n",
-        latency["runs"].get<int>(), original_ms, optimized_ms, latency["speedup"].get<double>(),
-        100 * latency["confidence"].get<double>(), end(interval[0], "0").c_str(),
-        end(interval[1], "inf").c_str(), verdict.c_str(), kept.c_str());
+        latency["runs"].get<int>(), at.c_str(), original_ms, optimized_ms,
+        latency["speedup"].get<double>(), 100 * latency["confidence"].get<double>(),
+        end(interval[0], "0").c_str(), end(interval[1], "inf").c_str(), verdict.c_str(),
+        kept.c_str());
   } else if (report.value("kept_original", false) && report.contains("extracted_graph_cost")) {
     std::printf("the extracted graph cost %.4f ms, more than the original: kept the original\n",
                 report["extracted_graph_cost"].get<double>());

@@ -282,6 +282,11 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
     request.input_shapes = check_shapes(source, result.original, verify_it);
     // The profiles must run; the adversarial sizes after them are probes.
     if (!profiles_.empty()) request.required_input_shapes = profiles_.size();
+    // Several profiles are timed together, weighted as extraction weighs their costs.
+    if (profiles_.size() > 1) {
+      for (const ShapeProfile& profile : profiles_)
+        request.latency_weights.push_back(profile.weight);
+    }
     std::string steps;
     if (time_it)
       steps += " timing both models (up to " + std::to_string(request.latency_runs) +
@@ -317,6 +322,12 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
         {"kept", latency.keeps_optimized() ? "optimized" : "original"}};
     const std::vector<onnx::InputShapes> shapes = check_shapes(source, result.original, false);
     if (!shapes.empty()) result.report["latency_check"]["input_shapes"] = shapes.front();
+    if (profiles_.size() > 1) {
+      // The medians are of the weighted sums of one run at each profile.
+      nlohmann::ordered_json timed = nlohmann::ordered_json::array();
+      for (const ShapeProfile& profile : profiles_) timed.push_back(profile.name);
+      result.report["latency_check"]["profiles"] = timed;
+    }
     if (!latency.keeps_optimized()) {
       outcome.graph = result.original;
       outcome.optimized_cost = outcome.original_cost;

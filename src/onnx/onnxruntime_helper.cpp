@@ -48,6 +48,9 @@ ModelCheckAnswer OnnxruntimeHelper::check_models(const ModelSource& original,
              {"threads", request.threads},
              {"verify", request.verify},
              {"input_shapes", request.input_shapes},
+             {"latency_weights", request.latency_weights.empty()
+                                     ? nlohmann::json(nullptr)
+                                     : nlohmann::json(request.latency_weights)},
              {"required_input_shapes", request.required_input_shapes
                                            ? nlohmann::json(*request.required_input_shapes)
                                            : nlohmann::json(nullptr)}}}},

@@ -32,7 +32,9 @@ using InputShapes = std::map<std::string, ir::Dims>;
 // every round), at `threads` intra-op threads, and whether to compare their outputs.
 // `input_shapes`: the assignments the models are fed at (sent as "input_shapes", a list of {name:
 // dims}): the comparison runs at every one (all must match; its answer lists them as "shapes"), the
-// timing at the first; empty: once, at the models' declared static shapes.
+// timing at the first, or, with `latency_weights`, at as many of the first as it has weights (each
+// round runs both models at every one and compares the weighted sums); empty: once, at the
+// models' declared static shapes.
 struct ModelCheckRequest {
   int latency_runs = 0;
   double latency_budget_seconds = 0;
@@ -42,6 +44,9 @@ struct ModelCheckRequest {
   // How many of `input_shapes` must run (the rest are probes that verification leaves out,
   // and reports, where the original model itself fails); all when unset.
   std::optional<size_t> required_input_shapes;
+  // The weights of the shape profiles the latency check times (the first of `input_shapes`);
+  // empty: the first assignment alone.
+  std::vector<double> latency_weights;
 };
 
 // A model the helper runs: its bytes, sent after the request (no file is written), or its path

@@ -207,3 +207,18 @@ def test_show_prices_a_dynamic_model_at_its_profiles(saturate):
     assert "priced at profile batch=4,sequence=64" in text.stdout
     wrong = saturate("show", model, "--profile", "no_such_symbol=3")
     assert wrong.returncode == 1 and "no_such_symbol" in wrong.stderr
+
+
+def test_the_latency_check_times_every_profile(saturate, tmp_path):
+    """With several --profile, each paired run of the latency check runs both models at every
+    profile and compares the weighted sums; the report names the profiles timed."""
+    out, report_path = tmp_path / "out.onnx", tmp_path / "report.json"
+    profiles = ["batch=1,sequence=8", "batch=2,sequence=32@3"]
+    result = saturate("optimize", DYNAMIC / "bert.dynamo.onnx", "-o", out, "--json", report_path,
+                      "--cost-cache", tmp_path / "costs.sqlite", "--latency-runs", "10",
+                      *[arg for profile in profiles for arg in ("--profile", profile)])
+    assert result.returncode == 0, result.stderr
+    check = json.loads(report_path.read_text())["latency_check"]
+    assert check["profiles"] == ["batch=1,sequence=8", "batch=2,sequence=32"]  # names
+    assert check["runs"] == 10 and check["original_median_ms"] > 0
+    assert "each run at 2 profiles weighted" in result.stdout

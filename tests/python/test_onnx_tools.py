@@ -180,6 +180,34 @@ def test_ort_latency_times_both_models_interleaved(tmp_path):
     assert missing.returncode == 2 and "latency check failed" in missing.stderr
 
 
+def test_ort_latency_times_several_profiles_as_one_weighted_run(tmp_path):
+    # A model with a dynamic batch, timed at two batch sizes: each round runs both models at
+    # both sizes and pairs the weighted sums, so a run of the heavy profile dominates.
+    path = tmp_path / "dynamic.onnx"
+    rng = np.random.default_rng(3)
+    weight = numpy_helper.from_array(rng.standard_normal((256, 256)).astype(np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 256])], [weight])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    shapes = [{"x": [1, 256]}, {"x": [512, 256]}]
+    small, _ = ort_latency.compare_latency(path, path, runs=6, threads=1, shapes=shapes[0])
+    both, _ = ort_latency.compare_latency(path, path, runs=6, threads=1, shapes=shapes,
+                                          weights=[1.0, 1.0])
+    heavy, _ = ort_latency.compare_latency(path, path, runs=6, threads=1, shapes=shapes,
+                                           weights=[1.0, 3.0])
+    assert small["runs"] == both["runs"] == heavy["runs"] == 6
+    # Batch 512 is hundreds of times the work of batch 1: a sum that holds it is far more than
+    # batch 1 alone, whatever the machine's noise.
+    assert both["median_ms"] > 3 * small["median_ms"]
+    assert heavy["median_ms"] > 3 * small["median_ms"]
+    with pytest.raises(ValueError, match="weights"):
+        ort_latency.compare_latency(path, path, runs=2, shapes=shapes, weights=[1.0])
+
+
 def test_sessions_timed_in_turn_do_not_spin(tmp_path):
     # The latency check and the benchmarks alternate sessions in one process: a pool left
     # spinning after its run would slow the other session's run.
