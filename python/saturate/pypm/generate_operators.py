@@ -2,8 +2,8 @@
 ``saturate ops --json`` prints it, so that the PyPM constructors cannot drift from the C++
 operators (src/ir/operators.cpp is the one place an operator is declared).
 
-    python3 -m saturate.pypm.generate_operators build/bin/saturate          # rewrites the table
-    python3 -m saturate.pypm.generate_operators build/bin/saturate --check  # exit 1 when stale
+    PYTHONPATH=python python3 -m saturate.pypm.generate_operators build/bin/saturate  # rewrites it
+    PYTHONPATH=python python3 -m saturate.pypm.generate_operators build/bin/saturate --check
 """
 from __future__ import annotations
 
