@@ -65,11 +65,10 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     costs timed while the machine is busy too; default False: a batch a calibration kernel
     finds the machine busy for prices this run only), ``threads`` (ONNX Runtime's
     intra-op threads for the timings and checks; default: its own default, one per physical
-    core), ``rules``, ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's own kernels such as
-    com.microsoft.MultiHeadAttention, Attention, SimplifiedLayerNormalization, SkipLayerNormalization,
-    SkipSimplifiedLayerNormalization, BiasGelu, FastGelu, QuickGelu, RotaryEmbedding, FusedConv and
-    FusedMatMul; "onnx": standard
-    operators only), ``fusions`` (with "onnxruntime", the kernels it may fuse into, by IR name:
+    core), ``rules``, ``pypm``, ``target`` ("onnxruntime": the output may use ONNX Runtime's
+    own com.microsoft kernels, those ``fusions`` names; "onnx": standard operators only),
+    ``fusions`` (with "onnxruntime", the kernels it may fuse into, by IR name (the list
+    ``saturate optimize --help`` prints, which a test compares with this one):
     ``["multi_head_attention", "qkv_attention", "rms_norm", "bias_gelu", "fast_gelu", "quick_gelu",
     "skip_layer_norm", "skip_rms_norm", "rotary_embedding", "fused_conv", "fused_matmul"]`` or
     ``["none"]``; default all),

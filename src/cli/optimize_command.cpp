@@ -18,6 +18,15 @@
 namespace saturate::cli {
 namespace {
 
+// The IR names --fusions takes, from the one list of them (driver::kContribOperators).
+std::string fusion_names() {
+  std::string names;
+  for (ir::OpKind op : driver::kContribOperators) {
+    names += (names.empty() ? "" : ", ") + std::string(ir::to_string(op));
+  }
+  return names;
+}
+
 struct OptimizeCommandOptions {
   driver::ModelInput input;
   driver::PipelineOptions pipeline;
@@ -141,20 +150,13 @@ void register_optimize_command(CLI::App& app) {
   command
       ->add_option("--target", options->target,
                    "Runtime the output is for: onnxruntime may fuse into its com.microsoft "
-                   "kernels (MultiHeadAttention, Attention, SimplifiedLayerNormalization, "
-                   "SkipLayerNormalization, SkipSimplifiedLayerNormalization, BiasGelu, FastGelu, "
-                   "QuickGelu, RotaryEmbedding, FusedConv, FusedMatMul), onnx writes "
-                   "standard operators only (default: "
-                   "onnxruntime for an ONNX input, onnx otherwise)")
+                   "kernels (those --fusions names), onnx writes standard operators only "
+                   "(default: onnxruntime for an ONNX input, onnx otherwise)")
       ->check(CLI::IsMember(driver::kTargets));
   command
       ->add_option("--fusions", options->fusions,
-                   "With --target onnxruntime, the kernels it may fuse into: "
-                   "multi_head_attention, qkv_attention, rms_norm, bias_gelu, fast_gelu, "
-                   "quick_gelu, "
-                   "skip_layer_norm, skip_rms_norm, rotary_embedding, fused_conv, fused_matmul, or "
-                   "none "
-                   "(default: all)")
+                   "With --target onnxruntime, the kernels it may fuse into: " + fusion_names() +
+                       ", or none (default: all)")
       ->delimiter(',');
   command->add_option("--tensat-multi", options->tensat_multi_files,
                       "TENSAT multi-pattern rule file (repeatable)");
