@@ -2,7 +2,8 @@
 
 ``saturate optimize model.onnx --verify`` calls ``compare_models`` in its ONNX Runtime helper
 (ort_helper.py, through ort_check.py); ``python3 -m saturate.onnx_check ORIGINAL OPTIMIZED
---json`` does the same from a shell. Both models run on the same random inputs (floats normal, token ids below their embedding's size, masks of ones; fixed seed).
+--json`` does the same from a shell. Both models run on the same random inputs (floats normal,
+token ids below their embedding's size, masks of ones; fixed seed).
 
 Precision. An optimizer that folds weights (Wq times Wk transposed into one weight) changes where
 float32 rounds, and a model that amplifies rounding (softmax over logits of magnitude 40) then
@@ -388,8 +389,10 @@ def _outputs_on(model, feeds_list, in_float64=False):
         missing = _ops_without_double_kernel(proto)
         if missing:
             raise ValueError(f"ONNX Runtime has no double kernel for {', '.join(missing[:3])}")
-        if not ours:
-            proto = to_float64(proto)  # a copy: the caller's model is not touched
+        if not ours:  # a copy: the caller's model is not touched
+            copy = type(proto)()
+            copy.CopyFrom(proto)
+            proto = copy
         weights = dict(zip(*_weights_to_float64(proto, base_dir)))
         model = to_float64(proto, in_place=True).SerializeToString()  # its weights are inputs
         del proto
