@@ -11,6 +11,7 @@
 #include "cli/text_table.h"
 #include "driver/json_output.h"
 #include "runtime/interpreter.h"
+#include "support/strings.h"
 
 namespace saturate::cli {
 namespace {

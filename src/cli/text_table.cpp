@@ -1,7 +1,6 @@
 #include "cli/text_table.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace saturate::cli {
 namespace {
@@ -40,12 +39,6 @@ std::string TextTable::render() const {
   text += std::string(total + 2 * (widths.empty() ? 0 : widths.size() - 1), '-') + "\n";
   for (const auto& row : rows_) text += render_row(row, true);
   return text;
-}
-
-std::string format_fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
-  return buffer;
 }
 
 }  // namespace saturate::cli

@@ -17,7 +17,4 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// Fixed-point formatting with the given number of decimals.
-std::string format_fixed(double value, int decimals);
-
 }  // namespace saturate::cli

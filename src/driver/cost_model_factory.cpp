@@ -62,12 +62,6 @@ std::function<void(size_t, size_t)> progress_printer(const std::string& backend)
   };
 }
 
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", seconds);
-  return text;
-}
-
 }  // namespace
 
 int onnxruntime_threads(int requested) {
@@ -135,8 +129,8 @@ std::string cost_model_summary(const cost::CostModel& model) {
   if (measured == nullptr) return "";
   const cost::MeasuredCostStats& stats = measured->stats();
   std::string text = "cost model " + model.name() + ": " + std::to_string(stats.measured) +
-                     " configurations measured in " + seconds_text(stats.measure_seconds) + " s, " +
-                     std::to_string(stats.cache_hits) + " from the cache";
+                     " configurations measured in " + format_fixed(stats.measure_seconds, 2) +
+                     " s, " + std::to_string(stats.cache_hits) + " from the cache";
   if (measured->cache() != nullptr) text += " (" + measured->cache()->path() + ")";
   text += ", " + std::to_string(stats.fallbacks) + " priced by the " + measured->fallback().name() +
           " fallback";
@@ -145,10 +139,9 @@ std::string cost_model_summary(const cost::CostModel& model) {
             " more by it because the time limit left no time to measure them";
   }
   if (stats.measured_busy > 0) {
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.1f", stats.max_load_ratio);
     text += "; " + std::to_string(stats.measured_busy) +
-            " measured while the machine was busy (a calibration kernel ran up to " + ratio +
+            " measured while the machine was busy (a calibration kernel ran up to " +
+            format_fixed(stats.max_load_ratio, 1) +
             "x slower than quiet): used for this run, not cached";
   }
   return text;

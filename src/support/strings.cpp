@@ -15,6 +15,12 @@ std::string join_ints(const std::vector<int64_t>& values, std::string_view separ
   return join(values, separator, [](int64_t v) { return std::to_string(v); });
 }
 
+std::string format_fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
 std::string format_double(double value) {
   char buffer[64];
   auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);

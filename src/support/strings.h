@@ -25,6 +25,8 @@ std::string join_ints(const std::vector<int64_t>& values, std::string_view separ
 
 // Shortest decimal text that parses back to exactly the same double.
 std::string format_double(double value);
+// Fixed-point text with the given number of decimals ("0.84" for 0.8412 and 2), for people.
+std::string format_fixed(double value, int decimals);
 
 // Strict parsers: the whole text must be the number, no trailing characters.
 std::optional<int64_t> parse_int(std::string_view text);
