@@ -41,7 +41,12 @@ from typing import Optional
 import numpy as np
 
 # Tolerances by precision: (rtol relative to the output's range max|a|, atol).
-TOLERANCES = {"float64": (1e-4, 1e-9), "float32": (1e-3, 1e-5)}
+TOLERANCES = {"float64": (1e-4, 1e-9), "float32": (1e-3, 1e-5),
+              # Only when no widened reference of a 16-bit model can run (see the docstring).
+              "float16": (1e-2, 1e-4), "bfloat16": (6e-2, 1e-3)}
+# The error budget: the optimized 16-bit model's error against the reference may be this many
+# times the original's own, plus the float32 tolerance.
+ERROR_BUDGET_FACTOR = 2.0
 # Models with more float32 weights than this are compared in float32: a float64 copy of both
 # would double their memory.
 FLOAT64_WEIGHT_LIMIT_BYTES = 1 << 30
@@ -56,6 +61,9 @@ class OutputDifference:
     range: float = 0.0  # max|a| over the original's finite outputs
     tolerance: float = 0.0  # atol + rtol * range, the largest difference allowed
     ok: bool = True
+    # Under the error budget (16-bit models): the original's own largest error against the
+    # widened reference; max_abs_error is then the optimized model's error against it.
+    original_error: Optional[float] = None
 
 
 @dataclass
@@ -89,6 +97,9 @@ class CheckResult:
     quantized_segments: Optional[dict] = None
     # Why it could not run (quantizers that cannot be paired), or None.
     quantized_segments_unavailable: Optional[str] = None
+    # Under the error budget: "float64" or "float32", the precision the original ran in as the
+    # reference both 16-bit models' errors were measured against; None otherwise.
+    reference: Optional[str] = None
 
 
 def _session(model):
@@ -240,15 +251,16 @@ def parse_input_shape(text: str) -> tuple[str, list[int]]:
     return name, values
 
 
-def _load_model(model):
-    """An onnx.ModelProto (with its external data) from a ModelProto, bytes or a path."""
+def _load_model(model, with_data=True):
+    """An onnx.ModelProto (with its external data unless not `with_data`) from a ModelProto,
+    bytes or a path."""
     import onnx
 
     if hasattr(model, "SerializeToString"):
         return model
     if isinstance(model, (bytes, bytearray)):
         return onnx.load_from_string(bytes(model))
-    return onnx.load(str(model))
+    return onnx.load(str(model), load_external_data=with_data)
 
 
 def _graphs(graph):
@@ -273,21 +285,27 @@ def _float_weight_bytes(model) -> int:
     return total
 
 
-def _tensor_to_float64(tensor):
+# ONNX element types (TensorProto.DataType values): float, float16, double, bfloat16.
+_FLOAT, _FLOAT16, _DOUBLE, _BFLOAT16 = 1, 10, 11, 16
+_NUMPY_OF = {_FLOAT: np.float32, _DOUBLE: np.float64}
+# Machine epsilon of the reduced precisions, for messages and the error budget's floor.
+_REDUCED = {_FLOAT16: "float16", _BFLOAT16: "bfloat16"}
+
+
+def _tensor_to(tensor, target, base_dir=""):
     from onnx import numpy_helper
 
     converted = numpy_helper.from_array(
-        numpy_helper.to_array(tensor).astype(np.float64), tensor.name)
+        numpy_helper.to_array(tensor, base_dir).astype(_NUMPY_OF[target]), tensor.name)
     tensor.CopyFrom(converted)
 
 
-def to_float64(model, in_place=False):
+def to_float64(model, in_place=False, sources=(_FLOAT,), target=_DOUBLE):
     """A copy of the model (or the model itself, `in_place`) that computes in float64 wherever it
     computed in float32: float32 initializers, graph inputs, outputs, value types, Cast/CastLike
     targets and Constant (or ConstantOfShape) values become double. Other element types are
-    kept."""
-    from onnx import TensorProto
-
+    kept. ``sources`` and ``target`` widen other float types (float16 and bfloat16 to float32
+    or float64: the reference a reduced-precision model is measured against)."""
     if in_place:
         copy = model
     else:
@@ -295,19 +313,39 @@ def to_float64(model, in_place=False):
         copy.CopyFrom(model)
     for graph in _graphs(copy.graph):
         for tensor in graph.initializer:
-            if tensor.data_type == TensorProto.FLOAT:
-                _tensor_to_float64(tensor)
+            if tensor.data_type in sources:
+                _tensor_to(tensor, target)
         for info in list(graph.input) + list(graph.output) + list(graph.value_info):
-            if info.type.tensor_type.elem_type == TensorProto.FLOAT:
-                info.type.tensor_type.elem_type = TensorProto.DOUBLE
+            if info.type.tensor_type.elem_type in sources:
+                info.type.tensor_type.elem_type = target
         for node in graph.node:
             for attribute in node.attribute:
-                if node.op_type == "Cast" and attribute.name == "to" and \
-                        attribute.i == TensorProto.FLOAT:
-                    attribute.i = TensorProto.DOUBLE
-                if attribute.HasField("t") and attribute.t.data_type == TensorProto.FLOAT:
-                    _tensor_to_float64(attribute.t)
+                if node.op_type == "Cast" and attribute.name == "to" and attribute.i in sources:
+                    attribute.i = target
+                if attribute.HasField("t") and attribute.t.data_type in sources:
+                    _tensor_to(attribute.t, target)
     return copy
+
+
+def reduced_precision(model) -> Optional[str]:
+    """"float16" or "bfloat16" when the model computes in a 16-bit float type (an initializer,
+    a value, a Cast target or a Constant of that type; bfloat16 wins when both appear), else
+    None. Read without the weights' data."""
+    found = set()
+    for graph in _graphs(_load_model(model, with_data=False).graph):
+        found.update(t.data_type for t in graph.initializer)
+        for info in list(graph.input) + list(graph.output) + list(graph.value_info):
+            found.add(info.type.tensor_type.elem_type)
+        for node in graph.node:
+            for attribute in node.attribute:
+                if node.op_type == "Cast" and attribute.name == "to":
+                    found.add(attribute.i)
+                if attribute.HasField("t"):
+                    found.add(attribute.t.data_type)
+    for elem_type in (_BFLOAT16, _FLOAT16):
+        if elem_type in found:
+            return _REDUCED[elem_type]
+    return None
 
 
 def _ops_without_double_kernel(model) -> list[str]:
@@ -337,7 +375,8 @@ def _ops_without_double_kernel(model) -> list[str]:
     return missing
 
 
-def _weights_to_float64(model, base_dir: str = "") -> tuple[list[str], list[np.ndarray]]:
+def _weights_to_float64(model, base_dir: str = "", sources=(_FLOAT,),
+                       target=_DOUBLE) -> tuple[list[str], list[np.ndarray]]:
     """The main graph's float32 initializers as float64 arrays, each made a graph input of the
     model that the check feeds with every run: ONNX Runtime reads a fed array where it lies,
     while an initializer (even one handed over as an OrtValue) is copied into the session. The
@@ -350,14 +389,18 @@ def _weights_to_float64(model, base_dir: str = "") -> tuple[list[str], list[np.n
     declared = {value.name for value in graph.input}
     names, arrays, kept = [], [], []
     for tensor in graph.initializer:
-        if tensor.data_type != TensorProto.FLOAT:
+        if tensor.data_type not in sources:
             kept.append(tensor)
             continue
-        arrays.append(numpy_helper.to_array(tensor, base_dir).astype(np.float64))
+        arrays.append(numpy_helper.to_array(tensor, base_dir).astype(_NUMPY_OF[target]))
         names.append(tensor.name)
         if tensor.name not in declared:  # an IR < 4 model lists its initializers as inputs
-            graph.input.append(helper.make_tensor_value_info(tensor.name, TensorProto.DOUBLE,
+            graph.input.append(helper.make_tensor_value_info(tensor.name, target,
                                                              list(tensor.dims)))
+        else:  # declared as an input of the weight's own type: it is fed widened now
+            for value in graph.input:
+                if value.name == tensor.name:
+                    value.type.tensor_type.elem_type = target
     remaining = [type(tensor)() for tensor in kept]
     for copy, tensor in zip(remaining, kept):
         copy.CopyFrom(tensor)
@@ -370,9 +413,10 @@ def _weights_to_float64(model, base_dir: str = "") -> tuple[list[str], list[np.n
     return names, arrays
 
 
-def _outputs_on(model, feeds_list, in_float64=False):
+def _outputs_on(model, feeds_list, in_float64=False, sources=(_FLOAT,), target=_DOUBLE):
     """One model's outputs on every feed, its session made and dropped here: the two models of a
-    check are never in memory at once (a float64 copy of a model doubles its weights)."""
+    check are never in memory at once (a float64 copy of a model doubles its weights).
+    ``in_float64`` runs it widened: the float types in ``sources`` become ``target``."""
     weights = {}
     if in_float64:
         ours = not hasattr(model, "SerializeToString")  # loaded here: converted where it lies
@@ -386,21 +430,70 @@ def _outputs_on(model, feeds_list, in_float64=False):
             proto = _load_model(model)
         if _float_weight_bytes(proto) > FLOAT64_WEIGHT_LIMIT_BYTES:
             raise MemoryError("the weights are too large for a float64 copy")
-        missing = _ops_without_double_kernel(proto)
+        missing = _ops_without_double_kernel(proto) if target == _DOUBLE else []
         if missing:
             raise ValueError(f"ONNX Runtime has no double kernel for {', '.join(missing[:3])}")
         if not ours:  # a copy: the caller's model is not touched
             copy = type(proto)()
             copy.CopyFrom(proto)
             proto = copy
-        weights = dict(zip(*_weights_to_float64(proto, base_dir)))
-        model = to_float64(proto, in_place=True).SerializeToString()  # its weights are inputs
+        weights = dict(zip(*_weights_to_float64(proto, base_dir, sources, target)))
+        # Its weights are inputs now.
+        model = to_float64(proto, in_place=True, sources=sources,
+                           target=target).SerializeToString()
         del proto
-        feeds_list = [{name: value.astype(np.float64) if value.dtype == np.float32 else value
+        widened = tuple(np.dtype(_NUMPY_OF.get(t, np.float16)) for t in sources
+                        if t != _BFLOAT16)  # numpy has no bfloat16: such inputs are not fed
+        feeds_list = [{name: value.astype(_NUMPY_OF[target]) if value.dtype in widened else value
                        for name, value in feeds.items()} for feeds in feeds_list]
     session = _session(model)
     del model
     return [session.run(None, {**feeds, **weights}) for feeds in feeds_list]
+
+
+def _widened_reference(original, feeds_list):
+    """(precision, outputs, why float64 was not used): the 16-bit original run with its 16-bit
+    (and float32) values widened to float64, or to float32 when ONNX Runtime has no double
+    kernel for one of its operators; (None, None, reason) when neither runs."""
+    why = None
+    for sources, target, name in (((_FLOAT, _FLOAT16, _BFLOAT16), _DOUBLE, "float64"),
+                                  ((_FLOAT16, _BFLOAT16), _FLOAT, "float32")):
+        try:
+            return name, _outputs_on(original, feeds_list, True, sources, target), why
+        except Exception as error:  # no kernel in the wider type: try the next
+            reason = str(error).strip().splitlines()
+            why = why or (reason[0] if reason else type(error).__name__)
+    return None, None, why
+
+
+def _budget_outputs(outputs, reference, original, optimized, rtol, atol) -> bool:
+    """Fills `outputs` under the error budget: each output's error is the optimized model's
+    largest difference from the reference, allowed ERROR_BUDGET_FACTOR times the original's own
+    plus the float32 tolerance of the reference's range. Returns whether the reference's outputs
+    were all finite."""
+    finite = True
+    for wanted, first, second in zip(reference, original, optimized):
+        for output, want, base, got in zip(outputs, wanted, first, second):
+            if want.shape != got.shape or base.shape != got.shape:
+                raise ValueError(f"output {output.name}: shapes {base.shape} and {got.shape} "
+                                 "differ")
+            want64, base64, got64 = (a.astype(np.float64) for a in (want, base, got))
+            finite = finite and bool(np.all(np.isfinite(want64)))
+            # Where the 16-bit original is finite the optimized model must agree on NaN/inf.
+            if not np.array_equal(np.isnan(base64), np.isnan(got64)) or not np.array_equal(
+                    base64[np.isinf(base64)], got64[np.isinf(base64)]):
+                output.ok = False
+            both = np.isfinite(want64) & np.isfinite(base64) & np.isfinite(got64)
+            own = float(np.max(np.abs(base64[both] - want64[both]))) if both.any() else 0.0
+            error = float(np.max(np.abs(got64[both] - want64[both]))) if both.any() else 0.0
+            scale = float(np.max(np.abs(want64[both]))) if both.any() else 0.0
+            output.original_error = max(output.original_error or 0.0, own)
+            output.max_abs_error = max(output.max_abs_error, error)
+            output.range = max(output.range, scale)
+            tolerance = ERROR_BUDGET_FACTOR * own + atol + rtol * scale
+            output.tolerance = max(output.tolerance, tolerance)
+            output.ok = output.ok and error <= tolerance
+    return finite
 
 
 def _in_float64(original, optimized, feeds_list):
@@ -540,20 +633,30 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
         feeds_list += feeds
     del first, second, probe
     results, unavailable = None, None
-    if precision in ("auto", "float64"):
+    reduced = None if precision != "auto" or (rtol is not None or atol is not None) else (
+        reduced_precision(original) or reduced_precision(optimized))
+    reference, reference_outputs = None, None
+    if reduced is not None:
+        # Both models compute in 16 bits: each is measured against the original run widened,
+        # and the optimized one may not be much less accurate (the module docstring).
+        results = [_outputs_on(original, feeds_list), _outputs_on(optimized, feeds_list)]
+        reference, reference_outputs, unavailable = _widened_reference(original, feeds_list)
+    elif precision in ("auto", "float64"):
         results, unavailable = _in_float64(original, optimized, feeds_list)
         if results is None and precision == "float64":
             raise ValueError(f"cannot run the models in float64: {unavailable}")
-    used = "float64" if results is not None else "float32"
+    used = "float64" if results is not None and reduced is None else (reduced or "float32")
     if results is None:
         results = [_outputs_on(original, feeds_list), _outputs_on(optimized, feeds_list)]
-    default_rtol, default_atol = TOLERANCES[used]
+    default_rtol, default_atol = TOLERANCES["float32" if reference else used]
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
 
     outputs = [OutputDifference(name, 0.0, 0.0) for name in names_first]
     finite = True
-    for expected, actual in zip(*results):
+    if reference_outputs is not None:
+        finite = _budget_outputs(outputs, reference_outputs, *results, rtol, atol)
+    for expected, actual in zip(*results) if reference_outputs is None else ():
         for output, want, got in zip(outputs, expected, actual):
             if want.shape != got.shape:
                 raise ValueError(
@@ -583,7 +686,9 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
                                 else output.max_abs_error)
     ok = all(output.ok for output in outputs)
     policy, segments, segments_unavailable = "outputs", None, None
-    if not ok:
+    if reference is not None:
+        policy = f"error budget against a {reference} reference"
+    if not ok and reference is None:
         segments, segments_unavailable = _compare_quantized_segments(original, optimized,
                                                                      feeds_list)
         if segments is not None and segments.ok:
@@ -602,6 +707,7 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
         outputs=outputs,
         precision=used,
         float64_unavailable=unavailable,
+        reference=reference,
         shapes=shapes,
         skipped_shapes=skipped,
     )

@@ -1177,7 +1177,9 @@ def Rotary(x, c, s):
 @rule(Rotary)
 def fuse_rotary_embedding(x, c, s):
     # The tables must be (S, H) along x's last two axes, 1 elsewhere (no batch of positions).
-    assert x.dtype == "f32" and c.shape.rank >= 2 and s.shape.rank >= 2
+    # ONNX Runtime's CPU kernel computes float32 and float16 (no bfloat16).
+    assert x.dtype == "f32" or x.dtype == "f16"
+    assert c.shape.rank >= 2 and s.shape.rank >= 2
     assert c.shape[-1] == x.shape[3] and c.shape[-2] == x.shape[2]
     assert c.shape.numel == x.shape[2] * x.shape[3]
     assert s.shape[-1] == x.shape[3] and s.shape[-2] == x.shape[2]

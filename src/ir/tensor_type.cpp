@@ -2,6 +2,7 @@
 
 #include "ir/symbolic_dim.h"
 #include "support/error.h"
+#include "support/half_precision.h"
 #include "support/strings.h"
 
 namespace saturate::ir {
@@ -69,6 +70,23 @@ std::string dtype_names() {
 
 bool is_floating(DType dtype) {
   return info(dtype).floating;
+}
+
+bool is_arithmetic_dtype(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
+}
+
+double round_to_precision(double value, DType dtype) {
+  switch (dtype) {
+    case DType::F32:
+      return static_cast<float>(value);
+    case DType::F16:
+      return half_bits_to_float(float_to_half_bits(static_cast<float>(value)));
+    case DType::BF16:
+      return bfloat16_bits_to_float(float_to_bfloat16_bits(static_cast<float>(value)));
+    default:
+      return value;
+  }
 }
 
 int element_size(DType dtype) {

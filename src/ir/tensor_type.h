@@ -8,9 +8,9 @@
 
 namespace saturate::ir {
 
-// Element types. Float32 is what the IR's arithmetic operators compute on (float64 is the
-// reference interpreter's exact mode); the other types are what exported models carry besides:
-// token ids and shape arithmetic (int64), masks (bool), half-precision weights. Values of any
+// Element types. The IR's arithmetic operators compute on float32, float16 and bfloat16 (float64
+// is the reference interpreter's exact mode); the other types are what exported models carry
+// besides: token ids and shape arithmetic (int64), masks (bool), quantized weights. Values of any
 // type flow through the graph; operators that compute check that their types hold.
 enum class DType : uint8_t { F32, F64, F16, BF16, I64, I32, I16, I8, U8, U16, U32, U64, Bool };
 
@@ -24,6 +24,12 @@ std::optional<DType> parse_dtype(std::string_view text);
 // "f32, f64, f16, ...": every name parse_dtype accepts, for messages.
 std::string dtype_names();
 bool is_floating(DType dtype);
+// float32, float16 or bfloat16: the precisions an imported model's operators compute in (float64
+// is only the reference interpreter's exact mode).
+bool is_arithmetic_dtype(DType dtype);
+// `value` as an element of `dtype` holds it: rounded to nearest even for float32, float16 and
+// bfloat16 (through float32 first, as runtimes compute 16-bit operators); other types unchanged.
+double round_to_precision(double value, DType dtype);
 // Bytes one element takes (bool: 1).
 int element_size(DType dtype);
 

@@ -137,7 +137,7 @@ std::string Exporter::conv_bias(NodeId id) {
   if (rewrites_known_conv_bias(id)) {
     const runtime::Tensor data = value_of(resolve(node.inputs[2]));
     std::vector<float> floats(data.data.begin(), data.data.end());
-    write_floats(*out_->add_initializer(), name, {channels}, floats);
+    write_floats(*out_->add_initializer(), name, {channels}, floats, node.outputs[0].dtype);
     return name;
   }
   add_node("Reshape", {name_of(node.inputs[2]), ints_initializer({channels}, base + "_shape")},

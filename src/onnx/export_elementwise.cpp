@@ -41,6 +41,7 @@ bool Exporter::emit_elementwise(NodeId id) {
   const ir::Attributes& attrs = node.attrs;
   const std::string& y = names_[id][0];
   auto in = [&](size_t k) { return name_of(node.inputs.at(k)); };
+  const ir::DType dtype = node.outputs[0].dtype;
   switch (node.op) {
     case OpKind::Gelu: {
       if (opset_ >= 20) {
@@ -51,11 +52,11 @@ bool Exporter::emit_elementwise(NodeId id) {
       std::string erf = fresh(y + "_erf");
       std::string shifted = fresh(y + "_erf_plus_1");
       std::string product = fresh(y + "_times_x");
-      add_node("Div", {in(0), scalar_initializer(std::sqrt(2.0), y + "_sqrt2")}, {scaled});
+      add_node("Div", {in(0), scalar_initializer(std::sqrt(2.0), y + "_sqrt2", dtype)}, {scaled});
       add_node("Erf", {scaled}, {erf});
-      add_node("Add", {erf, scalar_initializer(1.0, y + "_one")}, {shifted});
+      add_node("Add", {erf, scalar_initializer(1.0, y + "_one", dtype)}, {shifted});
       add_node("Mul", {in(0), shifted}, {product});
-      add_node("Mul", {product, scalar_initializer(0.5, y + "_half")}, {y});
+      add_node("Mul", {product, scalar_initializer(0.5, y + "_half", dtype)}, {y});
       return true;
     }
     case OpKind::FastGelu:
@@ -71,8 +72,8 @@ bool Exporter::emit_elementwise(NodeId id) {
       std::vector<std::string> inputs{in(0)};
       bool has_low = low > std::numeric_limits<float>::lowest();
       bool has_high = high < std::numeric_limits<float>::max();
-      inputs.push_back(has_low ? scalar_initializer(low, y + "_min") : "");
-      if (has_high) inputs.push_back(scalar_initializer(high, y + "_max"));
+      inputs.push_back(has_low ? scalar_initializer(low, y + "_min", dtype) : "");
+      if (has_high) inputs.push_back(scalar_initializer(high, y + "_max", dtype));
       if (!has_high && !has_low) inputs.pop_back();
       add_node("Clip", inputs, {y});
       return true;

@@ -74,7 +74,9 @@ bool Exporter::emit_normalization(NodeId id) {
       add_node("Mul", {centred, centred}, {square});
       NodeProto& v = add_node("ReduceMean", {square}, {variance});
       add_attr(v, "axes", axes);
-      add_node("Add", {variance, scalar_initializer(epsilon, y + "_epsilon")}, {shifted});
+      add_node("Add",
+               {variance, scalar_initializer(epsilon, y + "_epsilon", node.outputs[0].dtype)},
+               {shifted});
       add_node("Sqrt", {shifted}, {deviation});
       add_node("Div", {centred, deviation}, {normal});
       add_node("Mul", {normal, in(1)}, {scaled});
@@ -96,7 +98,9 @@ bool Exporter::emit_normalization(NodeId id) {
       std::string weights = fresh(y + "_weights");
       auto rank = static_cast<int64_t>(dims(node.inputs[0]).size());
       add_node("MatMul", {in(0), in(1)}, {scores});
-      add_node("Div", {scores, scalar_initializer(attrs.get_float("scale"), y + "_scale")},
+      add_node("Div",
+               {scores,
+                scalar_initializer(attrs.get_float("scale"), y + "_scale", node.outputs[0].dtype)},
                {scaled});
       add_attr(add_node("Softmax", {scaled}, {weights}), "axis", rank - 1);
       add_node("MatMul", {weights, in(2)}, {y});

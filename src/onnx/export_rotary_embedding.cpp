@@ -77,8 +77,9 @@ void Exporter::emit_rotary_embedding(NodeId id) {
   if (const auto& caches = rotary_caches(id)) {
     std::string cos = fresh(y + "_cos_cache");
     std::string sin = fresh(y + "_sin_cache");
-    write_floats(*out_->add_initializer(), cos, {positions, head / 2}, caches->first);
-    write_floats(*out_->add_initializer(), sin, {positions, head / 2}, caches->second);
+    const ir::DType dtype = node.outputs[0].dtype;
+    write_floats(*out_->add_initializer(), cos, {positions, head / 2}, caches->first, dtype);
+    write_floats(*out_->add_initializer(), sin, {positions, head / 2}, caches->second, dtype);
     // One position id: the sequence starts at position 0 and reads cache rows 0..S-1.
     std::string start = ints_initializer({0}, y + "_position");
     NodeProto& rotary = add_node("RotaryEmbedding", {input, start, cos, sin}, {y});

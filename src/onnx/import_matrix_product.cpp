@@ -48,14 +48,14 @@ void Importer::import_gemm(const NodeProto& node) {
   bool last = !c && alpha == 1.0;
   ValueRef y = add(OpKind::MatMul, {a, b}, {}, last ? name : fresh(name + "_matmul"));
   if (alpha != 1.0) {
-    y = add(OpKind::Mul, {y, add_constant(alpha, name + "_alpha")}, {},
+    y = add(OpKind::Mul, {y, add_constant(alpha, name + "_alpha", graph().type(y).dtype)}, {},
             !c ? name : fresh(name + "_scaled"));
   }
   if (!c) return;
   ValueRef bias = *c;
   if (beta != 1.0) {
-    bias = add(OpKind::Mul, {bias, add_constant(beta, name + "_beta")}, {},
-               fresh(name + "_bias_scaled"));
+    bias = add(OpKind::Mul, {bias, add_constant(beta, name + "_beta", graph().type(bias).dtype)},
+               {}, fresh(name + "_bias_scaled"));
   }
   add(dims(y) == dims(bias) ? OpKind::EwAdd : OpKind::Add, {y, bias}, {}, name);
 }

@@ -38,7 +38,10 @@ bool Importer::import_normalization(const NodeProto& node) {
       bias = input(node, 2);
       require(dims(bias) == normalized);
     } else {
-      bias = add(OpKind::Constant, {}, {{"shape", normalized}, {"value", 0.0}},
+      bias = add(OpKind::Constant, {},
+                 {{"shape", normalized},
+                  {"value", 0.0},
+                  {"dtype", std::string(ir::to_string(graph().type(scale).dtype))}},
                  fresh(out() + "_zero_bias"));
     }
     add(OpKind::LayerNorm, {x, scale, bias},

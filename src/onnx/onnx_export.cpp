@@ -140,9 +140,9 @@ std::string Exporter::ints_initializer(const std::vector<int64_t>& values,
   return name;
 }
 
-std::string Exporter::scalar_initializer(double value, const std::string& base) {
+std::string Exporter::scalar_initializer(double value, const std::string& base, ir::DType dtype) {
   std::string name = fresh(base);
-  write_floats(*out_->add_initializer(), name, {}, {static_cast<float>(value)});
+  write_floats(*out_->add_initializer(), name, {}, {static_cast<float>(value)}, dtype);
   return name;
 }
 
@@ -372,14 +372,20 @@ void Exporter::emit_initializer(NodeId id) {
       computed.assign(t.data.begin(), t.data.end());
     }
     TensorProto& tensor = *out_->add_initializer();
-    const size_t bytes = data->size() * sizeof(float);
+    const ir::DType dtype = node.outputs[k].dtype;
+    const size_t bytes = data->size() * static_cast<size_t>(ir::element_size(dtype));
     if (external_ != nullptr && bytes >= kExternalDataThreshold) {
       tensor.set_name(names_[id][k]);
-      tensor.set_data_type(TensorProto::FLOAT);
+      tensor.set_data_type(to_onnx_float_type(dtype));
       for (int64_t d : node.outputs[k].dims) tensor.add_dims(d);
-      external_->append(tensor, reinterpret_cast<const char*>(data->data()), bytes);
+      if (dtype == ir::DType::F32) {
+        external_->append(tensor, reinterpret_cast<const char*>(data->data()), bytes);
+      } else {
+        const std::string narrowed = float_bytes(*data, dtype);
+        external_->append(tensor, narrowed.data(), narrowed.size());
+      }
     } else {
-      write_floats(tensor, names_[id][k], node.outputs[k].dims, *data);
+      write_floats(tensor, names_[id][k], node.outputs[k].dims, *data, dtype);
     }
   }
 }

@@ -94,7 +94,8 @@ class Exporter {
   ::onnx::NodeProto& add_node(const std::string& op_type, std::vector<std::string> inputs,
                               std::vector<std::string> outputs);
   std::string ints_initializer(const std::vector<int64_t>& values, const std::string& base);
-  std::string scalar_initializer(double value, const std::string& base);
+  // A 0-d initializer of element type `dtype` (the type of the values it combines with).
+  std::string scalar_initializer(double value, const std::string& base, ir::DType dtype);
   // A Reshape's target for every size the symbols take: the dims themselves when static, 0 and
   // one -1 where those say it, else a shape computed from the Shape of earlier values that carry
   // each symbolic dim. Throws saturate::Error when no earlier value carries one.

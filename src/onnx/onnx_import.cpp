@@ -170,15 +170,19 @@ void Importer::add_initializer(TensorProto& tensor) {
     std::vector<float> data = read_floats(tensor, what);
     std::string().swap(*tensor.mutable_raw_data());  // the floats are the IR's copy now
     tensor.clear_float_data();
+    tensor.clear_int32_data();
     ir::Dims dims = tensor_dims(tensor);
+    const ir::DType dtype = float_dtype(tensor);
     if (data.size() == 1) {
-      values_[tensor.name()] = {
-          graph().add_node(OpKind::Constant, {}, {{"shape", dims}, {"value", double{data[0]}}},
-                           {tensor.name()}),
-          0};
+      values_[tensor.name()] = {graph().add_node(OpKind::Constant, {},
+                                                 {{"shape", dims},
+                                                  {"value", double{data[0]}},
+                                                  {"dtype", std::string(ir::to_string(dtype))}},
+                                                 {tensor.name()}),
+                                0};
       return;
     }
-    values_[tensor.name()] = graph().add_weight(tensor.name(), dims);
+    values_[tensor.name()] = graph().add_weight(tensor.name(), dims, dtype);
     result_.weights[tensor.name()] = std::move(data);
   } catch (const Error& error) {
     fail(error.what());
@@ -189,9 +193,10 @@ ValueRef Importer::input(const NodeProto& node, int index) const {
   if (!has_input(node, index)) throw NotExpressible{};
   const std::string& name = node.input(index);
   auto it = values_.find(name);
-  // The IR's operators compute on float32 values; anything else stays an opaque ONNX node.
+  // The IR's operators compute on float32, float16 and bfloat16 values; anything else stays an
+  // opaque ONNX node.
   if (it != values_.end()) {
-    require(graph().type(it->second).dtype == ir::DType::F32);
+    require(is_arithmetic_dtype(graph().type(it->second).dtype));
     return it->second;
   }
   if (other_constants_.contains(name)) throw NotExpressible{};
@@ -235,8 +240,11 @@ ValueRef Importer::add(OpKind op, std::vector<ValueRef> inputs, const ir::Attrib
   return {graph().add_node(op, std::move(inputs), attrs, {name}), 0};
 }
 
-ValueRef Importer::add_constant(double value, const std::string& base) {
-  return add(OpKind::Constant, {}, {{"shape", ir::Dims{}}, {"value", value}}, fresh(base));
+ValueRef Importer::add_constant(double value, const std::string& base, ir::DType dtype) {
+  return add(
+      OpKind::Constant, {},
+      {{"shape", ir::Dims{}}, {"value", value}, {"dtype", std::string(ir::to_string(dtype))}},
+      fresh(base));
 }
 
 ValueRef Importer::reshape(ValueRef value, const ir::Dims& shape, const std::string& name) {
@@ -260,7 +268,9 @@ void Importer::add_outputs() {
     auto it = values_.find(info.name());
     if (it == values_.end()) {
       if (other_constants_.contains(info.name())) {
-        fail("graph output " + info.name() + " is not a float32 tensor");
+        fail("graph output " + info.name() + " is a constant of element type " +
+             data_type_name(other_constants_.at(info.name()).data_type()) +
+             ", which Saturate does not output");
       }
       fail("unknown value name " + info.name() +
            " (graph output): no graph input, initializer or node defines it");

@@ -112,7 +112,7 @@ class Importer {
   std::string fresh(const std::string& base);
   ir::ValueRef add(ir::OpKind op, std::vector<ir::ValueRef> inputs, const ir::Attributes& attrs,
                    const std::string& name);
-  ir::ValueRef add_constant(double value, const std::string& base);
+  ir::ValueRef add_constant(double value, const std::string& base, ir::DType dtype);
   ir::ValueRef reshape(ir::ValueRef value, const ir::Dims& shape, const std::string& name);
   ir::TensorType static_type(const std::string& value, const ::onnx::NodeProto* producer) const;
 

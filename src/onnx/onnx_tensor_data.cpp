@@ -4,6 +4,7 @@
 
 #include "support/checked_math.h"
 #include "support/error.h"
+#include "support/half_precision.h"
 
 namespace saturate::onnx {
 namespace {
@@ -61,7 +62,19 @@ std::string data_type_name(int32_t data_type) {
 }
 
 bool is_float_tensor(const TensorProto& tensor) {
-  return tensor.data_type() == TensorProto::FLOAT;
+  return tensor.data_type() == TensorProto::FLOAT || tensor.data_type() == TensorProto::FLOAT16 ||
+         tensor.data_type() == TensorProto::BFLOAT16;
+}
+
+ir::DType float_dtype(const TensorProto& tensor) {
+  switch (tensor.data_type()) {
+    case TensorProto::FLOAT16:
+      return ir::DType::F16;
+    case TensorProto::BFLOAT16:
+      return ir::DType::BF16;
+    default:
+      return ir::DType::F32;
+  }
 }
 
 bool is_integer_tensor(const TensorProto& tensor) {
@@ -76,12 +89,46 @@ std::vector<float> read_floats(const TensorProto& tensor, const std::string& wha
   check_location(tensor, what);
   if (!is_float_tensor(tensor)) {
     throw Error(what + " has element type " + data_type_name(tensor.data_type()) +
-                ": only float32 tensors are supported as graph values");
+                ": only float32, float16 and bfloat16 tensors are read as floats");
   }
   int64_t count = element_count(tensor, what);
-  if (tensor.has_raw_data()) return from_raw<float>(tensor.raw_data(), count, what);
-  check_count(static_cast<size_t>(tensor.float_data_size()), count, what);
-  return std::vector<float>(tensor.float_data().begin(), tensor.float_data().end());
+  if (tensor.data_type() == TensorProto::FLOAT) {
+    if (tensor.has_raw_data()) return from_raw<float>(tensor.raw_data(), count, what);
+    check_count(static_cast<size_t>(tensor.float_data_size()), count, what);
+    return std::vector<float>(tensor.float_data().begin(), tensor.float_data().end());
+  }
+  // 16-bit floats: raw little-endian bits, or one value's bits per int32_data entry (as the
+  // ONNX spec stores them outside raw_data). Every such value is exact as a float.
+  const auto widen =
+      tensor.data_type() == TensorProto::FLOAT16 ? half_bits_to_float : bfloat16_bits_to_float;
+  std::vector<uint16_t> bits;
+  if (tensor.has_raw_data()) {
+    bits = from_raw<uint16_t>(tensor.raw_data(), count, what);
+  } else {
+    check_count(static_cast<size_t>(tensor.int32_data_size()), count, what);
+    bits.reserve(static_cast<size_t>(count));
+    for (int32_t v : tensor.int32_data()) bits.push_back(static_cast<uint16_t>(v));
+  }
+  std::vector<float> values(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i) values[i] = widen(bits[i]);
+  return values;
+}
+
+std::string float_bytes(const std::vector<float>& values, ir::DType dtype) {
+  if (dtype == ir::DType::F32) {
+    return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  }
+  if (dtype != ir::DType::F16 && dtype != ir::DType::BF16) {
+    throw Error("cannot write a " + std::string(ir::to_string(dtype)) +
+                " tensor from float values");
+  }
+  const auto narrow = dtype == ir::DType::F16 ? float_to_half_bits : float_to_bfloat16_bits;
+  std::string bytes(values.size() * sizeof(uint16_t), '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint16_t bits = narrow(values[i]);
+    std::memcpy(bytes.data() + i * sizeof(uint16_t), &bits, sizeof(uint16_t));
+  }
+  return bytes;
 }
 
 std::vector<int64_t> read_ints(const TensorProto& tensor, const std::string& what) {
@@ -107,12 +154,24 @@ std::vector<int64_t> read_ints(const TensorProto& tensor, const std::string& wha
 }
 
 void write_floats(TensorProto& tensor, const std::string& name, const ir::Dims& dims,
-                  const std::vector<float>& values) {
+                  const std::vector<float>& values, ir::DType dtype) {
   tensor.set_name(name);
-  tensor.set_data_type(TensorProto::FLOAT);
+  tensor.set_data_type(to_onnx_float_type(dtype));
   for (int64_t d : dims) tensor.add_dims(d);
-  tensor.set_raw_data(
-      std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  tensor.set_raw_data(float_bytes(values, dtype));
+}
+
+int32_t to_onnx_float_type(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::F16:
+      return TensorProto::FLOAT16;
+    case ir::DType::BF16:
+      return TensorProto::BFLOAT16;
+    case ir::DType::F32:
+      return TensorProto::FLOAT;
+    default:
+      throw Error("a " + std::string(ir::to_string(dtype)) + " tensor is no float tensor");
+  }
 }
 
 void write_ints(TensorProto& tensor, const std::string& name, const ir::Dims& dims,

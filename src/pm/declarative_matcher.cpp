@@ -124,7 +124,9 @@ class DeclarativeMatcher {
         if (node.op != ir::OpKind::Constant) return {};
         const ir::AttrValue* constant = node.attrs.find("value");
         if (constant == nullptr || !std::holds_alternative<double>(*constant)) return {};
-        if (!close_enough(std::get<double>(*constant), pattern.value)) return {};
+        if (!close_enough(std::get<double>(*constant), pattern.value, graph_.type(value).dtype)) {
+          return {};
+        }
         return {subst};
       }
       case Pattern::Tag::Call:

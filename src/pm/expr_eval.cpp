@@ -728,8 +728,11 @@ bool attribute_matches(const ir::AttrValue& actual, const ir::AttrSpec* spec,
   return Evaluator::loosely_equal(attribute_value(actual, nullptr), wanted);
 }
 
-bool close_enough(double a, double b) {
+bool close_enough(double a, double b, ir::DType dtype) {
   if (a == b) return true;
+  if (dtype == ir::DType::F16 || dtype == ir::DType::BF16) {
+    return ir::round_to_precision(a, dtype) == ir::round_to_precision(b, dtype);
+  }
   return std::fabs(a - b) <= 1e-6 * std::max(std::fabs(a), std::fabs(b));
 }
 

@@ -76,7 +76,9 @@ std::optional<ir::AttrValue> to_attribute(const ExprValue& value, ir::AttrKind k
 bool attribute_matches(const ir::AttrValue& actual, const ir::AttrSpec* spec,
                        const ExprValue& wanted);
 
-// Relative tolerance 1e-6, as for constants in patterns.
-bool close_enough(double a, double b);
+// Whether a constant `a` of element type `dtype` is the number `b` a pattern names: within a
+// relative 1e-6 (float32 and wider), or `b` rounded to the 16-bit type (a float16 model holds
+// 0.70710678 as 0.70703125).
+bool close_enough(double a, double b, ir::DType dtype = ir::DType::F32);
 
 }  // namespace saturate::pm

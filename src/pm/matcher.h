@@ -535,7 +535,9 @@ class Matcher {
   bool match_const(const Pattern& pattern, Value value, Next next) {
     return view_->for_each_producer(value, [&](NodeRef node, uint32_t) -> bool {
       std::optional<double> constant = view_->constant_value(node);
-      if (constant && close_enough(*constant, pattern.value)) return next();
+      if (constant && close_enough(*constant, pattern.value, view_->type(value).dtype)) {
+        return next();
+      }
       if (trace_ != nullptr) trace_not_constant(pattern.value, value);
       return false;
     });

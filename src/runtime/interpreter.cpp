@@ -61,7 +61,12 @@ std::optional<std::string> symbolic_problem(const ir::Node& node) {
               "batch=1,sequence=128)");
 }
 
-void round_to_float(Tensor& t) {
+// Rounds to float32, or to the 16-bit type a float16 or bfloat16 value has.
+void round_to_element_type(Tensor& t, ir::DType dtype) {
+  if (dtype == ir::DType::F16 || dtype == ir::DType::BF16) {
+    for (double& v : t.data) v = ir::round_to_precision(v, dtype);
+    return;
+  }
   for (double& v : t.data) v = static_cast<float>(v);
 }
 
@@ -274,7 +279,9 @@ std::vector<Tensor> Interpreter::evaluate(const ir::Node& node,
   check_inputs(node, inputs);
   std::vector<Tensor> outputs = compute(node, inputs);
   if (options_.precision == Precision::F32) {
-    for (Tensor& t : outputs) round_to_float(t);
+    for (size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
+      round_to_element_type(outputs[k], node.outputs[k].dtype);
+    }
   }
   return outputs;
 }
@@ -287,7 +294,9 @@ std::vector<std::vector<Tensor>> Interpreter::run_all(const ir::Graph& graph,
     const ir::Node& node = graph.node(id);
     if (node.op == OpKind::Input || node.op == OpKind::Weight) {
       Tensor value = checked_feed(node, feeds);
-      if (options_.precision == Precision::F32) round_to_float(value);
+      if (options_.precision == Precision::F32) {
+        round_to_element_type(value, node.outputs.front().dtype);
+      }
       values[id].push_back(std::move(value));
       continue;
     }
@@ -330,7 +339,9 @@ TensorMap Interpreter::run(const ir::Graph& graph, const TensorMap& feeds) const
       const Tensor& feed = checked_feed(node, feeds);
       if (!needed[id]) continue;
       Tensor value = feed;
-      if (options_.precision == Precision::F32) round_to_float(value);
+      if (options_.precision == Precision::F32) {
+        round_to_element_type(value, node.outputs.front().dtype);
+      }
       values[id].push_back(std::move(value));
       continue;
     }

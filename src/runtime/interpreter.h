@@ -13,8 +13,10 @@ namespace saturate::runtime {
 enum class Precision { F32, F64 };
 
 struct InterpreterOptions {
-  // F32 rounds every produced element to float (what a float32 runtime computes, up to the
-  // order of summation); F64 keeps doubles throughout, for checking rules tightly.
+  // F32 rounds every produced element to its value's element type: float, or float16 and
+  // bfloat16 for those values (what a runtime computes, up to the order of summation; 16-bit
+  // operators computed in float and rounded once, as CPU runtimes do); F64 keeps doubles
+  // throughout, for checking rules tightly.
   Precision precision = Precision::F32;
   // Called by run() after each operator with (operators done, operators to run), for progress
   // reports on long runs; may be empty.

@@ -1,3 +1,4 @@
 saturate_test(support_child_process_test saturate_support)
 saturate_test(support_cpu_cores_test saturate_support)
 saturate_test(support_sexpr_test saturate_support)
+saturate_test(support_half_precision_test saturate_support)
