@@ -27,6 +27,18 @@ quantizer: the models are then compared segment by segment from the original's i
 (quantized_check.py), and pass only when every segment matches; the result's ``policy`` says which
 comparison decided.
 
+16-bit models. A model that computes in float16 or bfloat16 (a 16-bit initializer, value, Cast
+target or Constant) rounds every operator's result to 11 or 8 significant bits, so two correct
+models differ by far more than any float32 tolerance. Both then run as written and are measured
+against a reference: the original with its 16-bit and float32 values widened to float64 (or to
+float32 when ONNX Runtime has no double kernel for one of its operators). The optimized model
+passes when each output's largest error against the reference is at most ERROR_BUDGET_FACTOR
+times the original's own, plus the float32 tolerance of the reference's range: it may not be
+much less accurate than the model it replaces. The check resolves what the original's rounding
+does not hide (about 1e-3 of the range in float16, 1e-2 in bfloat16); a wrong rewrite moves
+outputs by more and fails. Asking for a precision or for rtol/atol compares the outputs directly
+instead. The result's ``policy`` names the reference.
+
 The exit status is 0 on a match, 1 on a mismatch, 2 when a model cannot be run.
 """
 from __future__ import annotations
@@ -100,6 +112,8 @@ class CheckResult:
     # Under the error budget: "float64" or "float32", the precision the original ran in as the
     # reference both 16-bit models' errors were measured against; None otherwise.
     reference: Optional[str] = None
+    # Under the error budget: ERROR_BUDGET_FACTOR.
+    error_budget_factor: Optional[float] = None
 
 
 def _session(model):
@@ -708,6 +722,7 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
         precision=used,
         float64_unavailable=unavailable,
         reference=reference,
+        error_budget_factor=ERROR_BUDGET_FACTOR if reference else None,
         shapes=shapes,
         skipped_shapes=skipped,
     )

@@ -40,6 +40,14 @@ inline void print_verification(const nlohmann::ordered_json& report, bool verifi
               report["max_relative_error"].get<double>(),
               report["outputs_finite"].get<bool>() ? "" : "; outputs not finite on random inputs");
   if (!per_range) return;
+  if (const auto reference = report.find("verify_reference"); reference != report.end()) {
+    std::printf(
+        "  error budget: both models measured against the original run in %s; the "
+        "optimized may err %s times the original's own error plus the float32 "
+        "tolerance\n",
+        printable(reference->get<std::string>()).c_str(),
+        format_double(report.value("verify_error_budget_factor", 0.0)).c_str());
+  }
   if (const auto segments = report.find("verify_quantized_segments"); segments != report.end()) {
     const bool flips = report.value("verify_policy", std::string()) != "outputs";
     std::printf(
@@ -50,8 +58,7 @@ inline void print_verification(const nlohmann::ordered_json& report, bool verifi
         (*segments)["quantizers"].get<size_t>(),
         (*segments)["max_rel_error_at_quantizers"].get<double>(),
         printable((*segments)["worst_quantizer_input"].get<std::string>()).c_str(),
-        (*segments)["max_rel_error_at_outputs"].get<double>(),
-        flips ? "" : "  MISMATCH");
+        (*segments)["max_rel_error_at_outputs"].get<double>(), flips ? "" : "  MISMATCH");
     if (flips) return;
   } else if (const auto why = report.find("verify_quantized_segments_unavailable");
              why != report.end()) {
@@ -61,9 +68,13 @@ inline void print_verification(const nlohmann::ordered_json& report, bool verifi
   const auto& outputs = report["verify_outputs"];
   if (verified && outputs.size() <= 1) return;
   for (const auto& output : outputs) {
-    std::printf("  %s: max abs error %.3g, range %.3g, allowed %.3g%s\n",
+    std::string own;
+    if (const auto original = output.find("original_error"); original != output.end()) {
+      own = ", the original's " + format_double(original->get<double>());
+    }
+    std::printf("  %s: max abs error %.3g%s, range %.3g, allowed %.3g%s\n",
                 printable(output["name"].get<std::string>()).c_str(),
-                output["max_abs_error"].get<double>(), output["range"].get<double>(),
+                output["max_abs_error"].get<double>(), own.c_str(), output["range"].get<double>(),
                 output["tolerance"].get<double>(), output["ok"].get<bool>() ? "" : "  MISMATCH");
   }
 }

@@ -38,18 +38,29 @@ bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::orde
   report["outputs_finite"] = check.value("outputs_finite", true);
   nlohmann::json outputs = nlohmann::json::array();
   for (const auto& output : check.value("outputs", nlohmann::json::array())) {
-    outputs.push_back({{"name", output.value("name", "")},
-                       {"max_abs_error", output.value("max_abs_error", 0.0)},
-                       {"range", output.value("range", 0.0)},
-                       {"relative_to_range", output.value("max_rel_error", 0.0)},
-                       {"tolerance", output.value("tolerance", 0.0)},
-                       {"ok", output.value("ok", true)}});
+    nlohmann::json entry = {{"name", output.value("name", "")},
+                            {"max_abs_error", output.value("max_abs_error", 0.0)},
+                            {"range", output.value("range", 0.0)},
+                            {"relative_to_range", output.value("max_rel_error", 0.0)},
+                            {"tolerance", output.value("tolerance", 0.0)},
+                            {"ok", output.value("ok", true)}};
+    // Under the error budget max_abs_error is the optimized model's error against the
+    // reference, and this the original's own.
+    if (output.contains("original_error") && output["original_error"].is_number()) {
+      entry["original_error"] = output["original_error"];
+    }
+    outputs.push_back(std::move(entry));
   }
   report["verify_outputs"] = outputs;
   // "outputs", or "segments between quantizers" when the outputs differ by rounding flips at a
   // quantized model's quantizers and every segment between them matched
   // (python/saturate/quantized_check.py).
   report["verify_policy"] = check.value("policy", "outputs");
+  // A 16-bit model's error budget: the precision its original ran in as the reference.
+  if (check.contains("reference") && check["reference"].is_string()) {
+    report["verify_reference"] = check["reference"];
+    report["verify_error_budget_factor"] = check.value("error_budget_factor", 0.0);
+  }
   if (check.contains("quantized_segments") && !check["quantized_segments"].is_null()) {
     report["verify_quantized_segments"] = check["quantized_segments"];
   }

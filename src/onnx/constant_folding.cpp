@@ -193,10 +193,10 @@ class Folder {
   }
 
   bool worth_folding(const NodeProto& node) const {
-    // Float32 weight arithmetic of some size is left to the IR, which folds it on export. A
-    // unary operator the IR has no operator for would stay an opaque node, whose value no rule
-    // and no export decision can read (a rotary embedding's Cos and Sin tables): it is folded at
-    // any size (its output is no larger than its input).
+    // Float weight arithmetic (float32, float16, bfloat16) of some size is left to the IR, which
+    // folds it on export. A unary operator the IR has no operator for would stay an opaque node,
+    // whose value no rule and no export decision can read (a rotary embedding's Cos and Sin
+    // tables): it is folded at any size (its output is no larger than its input).
     static const std::set<std::string> unmapped_unary = {
         "Sin", "Cos", "Tan", "Neg", "Abs", "Sign", "Reciprocal", "Log", "Floor", "Ceil", "Round"};
     if (unmapped_unary.contains(node.op_type())) return true;
@@ -206,7 +206,7 @@ class Folder {
       auto it = initializers_.find(name);
       if (it == initializers_.end()) return true;
       const TensorProto& tensor = model_.graph().initializer(it->second);
-      if (tensor.data_type() != TensorProto::FLOAT) return true;
+      if (!is_float_tensor(tensor)) return true;
       float_elements += element_count_of(tensor);
     }
     return float_elements <= options_.float_input_limit;

@@ -57,13 +57,16 @@ std::string to_raw_real(const std::vector<double>& values) {
 }  // namespace
 
 bool HostTensor::ints_type(int32_t elem_type) {
-  return elem_type != TensorProto::FLOAT && elem_type != TensorProto::DOUBLE;
+  return elem_type != TensorProto::FLOAT && elem_type != TensorProto::DOUBLE &&
+         elem_type != TensorProto::FLOAT16 && elem_type != TensorProto::BFLOAT16;
 }
 
 bool foldable_type(int32_t elem_type) {
   switch (elem_type) {
     case TensorProto::FLOAT:
     case TensorProto::DOUBLE:
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16:
     case TensorProto::INT64:
     case TensorProto::INT32:
     case TensorProto::INT16:
@@ -172,8 +175,16 @@ HostTensor make_host_tensor(int32_t elem_type, const ir::Dims& dims, int64_t ele
 }
 
 double round_to_type(double value, int32_t elem_type) {
-  if (elem_type == TensorProto::FLOAT) return static_cast<double>(static_cast<float>(value));
-  return value;
+  switch (elem_type) {
+    case TensorProto::FLOAT:
+      return static_cast<double>(static_cast<float>(value));
+    case TensorProto::FLOAT16:
+      return ir::round_to_precision(value, ir::DType::F16);
+    case TensorProto::BFLOAT16:
+      return ir::round_to_precision(value, ir::DType::BF16);
+    default:
+      return value;
+  }
 }
 
 int64_t wrap_to_type(int64_t value, int32_t elem_type) {
@@ -209,6 +220,11 @@ HostTensor read_host_tensor(const TensorProto& tensor, const std::string& what) 
   HostTensor out;
   out.elem_type = tensor.data_type();
   out.dims = tensor_dims(tensor);
+  if (out.elem_type == TensorProto::FLOAT16 || out.elem_type == TensorProto::BFLOAT16) {
+    const std::vector<float> values = read_floats(tensor, what);  // widened exactly
+    out.reals.assign(values.begin(), values.end());
+    return out;
+  }
   auto count = checked_element_count(out.dims);
   if (!count) throw Error(what + " has an invalid shape " + ir::to_string(out.dims));
   if (tensor.has_raw_data()) {
@@ -282,6 +298,11 @@ void write_host_tensor(const HostTensor& value, const std::string& name, TensorP
   switch (value.elem_type) {
     case TensorProto::FLOAT:
       tensor.set_raw_data(to_raw_real<float>(value.reals));
+      break;
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16:
+      tensor.set_raw_data(float_bytes(std::vector<float>(value.reals.begin(), value.reals.end()),
+                                      *to_ir_dtype(value.elem_type)));
       break;
     case TensorProto::DOUBLE:
       tensor.set_raw_data(to_raw_real<double>(value.reals));

@@ -35,8 +35,8 @@ struct HostTensor {
   static bool ints_type(int32_t elem_type);
 };
 
-// Element types the folder computes on: float, double, the integer types up to 64 bits (uint64
-// excluded: its upper half does not fit int64) and bool. Half-precision values are not folded.
+// Element types the folder computes on: float, double, float16, bfloat16, the integer types up
+// to 64 bits (uint64 excluded: its upper half does not fit int64) and bool.
 bool foldable_type(int32_t elem_type);
 
 // The element type's ir::DType, when the IR carries it.
@@ -47,7 +47,8 @@ int32_t to_onnx_elem_type(ir::DType dtype);
 // or passes `element_limit`.
 HostTensor make_host_tensor(int32_t elem_type, const ir::Dims& dims, int64_t element_limit);
 
-// Rounds a computed value to what the element type holds (float: nearest float; integers wrap
+// Rounds a computed value to what the element type holds (float, float16, bfloat16: the
+// nearest such value; integers wrap
 // as two's complement; bool: 0 or 1).
 double round_to_type(double value, int32_t elem_type);
 int64_t wrap_to_type(int64_t value, int32_t elem_type);

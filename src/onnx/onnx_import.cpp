@@ -23,6 +23,7 @@
 #include "onnx/opaque_capsule.h"
 #include "onnx/protobuf_log.h"
 #include "onnx/symbolic_folding.h"
+#include "onnx/topological_order.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -380,6 +381,7 @@ OnnxModel import_checked_model(ModelProto model, const std::string& source,
                                const ImportOptions& options) {
   int64_t opset = default_opset(model, source);
   pin_input_shapes(model, options.input_shapes, source);
+  sort_nodes_topologically(*model.mutable_graph(), source);
   validate_model(model, source);  // before anything runs ONNX's shape inference on it
   name_dynamic_input_dims(model);
   // The graph's own names for its dynamic axes, as declared before any is related.

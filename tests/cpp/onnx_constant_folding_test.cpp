@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <limits>
+#include <utility>
 
 #include "ir/op_registry.h"
 #include "ir/symbolic_dim.h"
@@ -177,8 +179,30 @@ TEST(FoldKernels, UnknownOperatorsAndTypesAreLeftAlone) {
   node.add_output("y");
   EXPECT_FALSE(fold_node(node, {&x}, FoldContext{}).has_value());
   node.set_op_type("Cast");
-  ModelBuilder::attr(node, "to", int64_t{TensorProto::FLOAT16});  // half precision is not folded
+  ModelBuilder::attr(node, "to", int64_t{TensorProto::COMPLEX64});  // no complex numbers
   EXPECT_FALSE(fold_node(node, {&x}, FoldContext{}).has_value());
+}
+
+TEST(FoldKernels, SixteenBitFloatsFoldRoundedToTheirType) {
+  HostTensor x = reals({2}, {1.0 / 3.0, 70000.0});
+  for (auto [type, third] : {std::pair{TensorProto::FLOAT16, 0.333251953125},
+                             std::pair{TensorProto::BFLOAT16, 0.333984375}}) {
+    ::onnx::NodeProto node;
+    node.set_op_type("Cast");
+    node.add_output("y");
+    ModelBuilder::attr(node, "to", int64_t{type});
+    auto folded = fold_node(node, {&x}, FoldContext{});
+    ASSERT_TRUE(folded.has_value());
+    const HostTensor& y = folded->front();
+    EXPECT_EQ(y.elem_type, type);
+    EXPECT_EQ(y.reals[0], third);
+    // float16's largest finite value is 65504: 70000 overflows to infinity; bfloat16 holds it.
+    if (type == TensorProto::FLOAT16) {
+      EXPECT_TRUE(std::isinf(y.reals[1]));
+    } else {
+      EXPECT_EQ(y.reals[1], 70144.0);
+    }
+  }
 }
 
 TEST(ConstantFolding, ShapeArithmeticBeforeAReshapeFolds) {

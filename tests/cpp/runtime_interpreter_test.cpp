@@ -270,3 +270,25 @@ TEST(Precision, F32RoundsFeeds) {
             static_cast<double>(0.1f));
   EXPECT_EQ(Interpreter({Precision::F64}).run(b.graph(), feeds).at("y").data[0], 0.1);
 }
+
+// A float16 or bfloat16 value holds what its type holds: feeds and every result are rounded to
+// the 16-bit type (computed wider and rounded once, as CPU runtimes compute 16-bit operators).
+TEST(Precision, F32RoundsSixteenBitValuesToTheirType) {
+  for (DType dtype : {DType::F16, DType::BF16}) {
+    Graph g("g");
+    ValueRef x = g.add_input("x", {1}, dtype);
+    ValueRef y = g.add_input("y", {1}, dtype);
+    g.add_output("sum", {g.add_node(OpKind::Add, {x, y}, {}, {"sum"}), 0});
+    // 1 + 2^-12 needs 13 significant bits: float16 keeps 11, bfloat16 8; both round to 1.
+    TensorMap feeds = {{"x", Tensor({1}, 1.0)}, {"y", Tensor({1}, std::ldexp(1.0, -12))}};
+    const double rounded = Interpreter({Precision::F32}).run(g, feeds).at("sum").data[0];
+    const double exact = Interpreter({Precision::F64}).run(g, feeds).at("sum").data[0];
+    EXPECT_EQ(rounded, 1.0) << to_string(dtype);
+    EXPECT_EQ(exact, 1.0 + std::ldexp(1.0, -12));
+    // A feed itself is rounded: 0.1 is 0.0999755859375 in float16, 0.10009765625 in bfloat16.
+    feeds = {{"x", Tensor({1}, 0.1)}, {"y", Tensor({1}, 0.0)}};
+    EXPECT_EQ(Interpreter({Precision::F32}).run(g, feeds).at("sum").data[0],
+              dtype == DType::F16 ? 0.0999755859375 : 0.10009765625)
+        << to_string(dtype);
+  }
+}
