@@ -85,7 +85,12 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
     without pins the dynamic axes are kept, written under the model's own names),
     ``profiles`` (``["batch=1,sequence=128", "batch=8,sequence=512@0.5"]``: the sizes of the
     symbolic dimensions at which operators are priced and the latency check times, as
-    ``--profile``; default batch 1, other lengths 128).
+    ``--profile``; default batch 1, other lengths 128), ``precision`` ("fp16": the returned
+    model computes in float16, converted after optimization and compared with the original;
+    ``keep_io_types`` (default True) keeps its inputs and outputs float32, ``keep_fp32``
+    (``["Softmax"]``) leaves operator types in float32, ``precision_budget`` (default 0.01) is
+    the largest difference allowed per output as a share of its range: past it
+    ``VerificationError`` is raised; default "keep").
     ``verify=True`` runs both models in ONNX Runtime on the same random inputs (in float64 when
     ONNX Runtime has double kernels for every operator, else in float32 with a tolerance scaled
     to each output's range; see ``saturate.onnx_check``) and raises ``VerificationError`` (a
@@ -115,6 +120,13 @@ def optimize_onnx(model: Union["onnx.ModelProto", str, os.PathLike, bytes],  # n
             f"the optimized model differs from {source} ({report.get('verify_precision')}): max "
             f"abs error {report['max_abs_error']:.3g}, {report['max_relative_error']:.3g} of the "
             "output range (keep_unverified=True returns it anyway)")
+    conversion = report.get("precision_conversion") or {}
+    if conversion.get("within_budget") is False and not options.get("keep_unverified"):
+        raise VerificationError(
+            f"the float16 conversion of {source} differs from it by "
+            f"{conversion['max_rel_error']:.3g} of an output's range, over the budget of "
+            f"{conversion['budget']:.3g} (precision_budget; keep_unverified=True returns it "
+            "anyway)")
     return OptimizeResult(onnx.load_from_string(bytes(optimized_bytes)), dict(report))
 
 

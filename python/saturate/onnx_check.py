@@ -462,7 +462,17 @@ def _outputs_on(model, feeds_list, in_float64=False, sources=(_FLOAT,), target=_
                        for name, value in feeds.items()} for feeds in feeds_list]
     session = _session(model)
     del model
-    return [session.run(None, {**feeds, **weights}) for feeds in feeds_list]
+    # A float input is fed in the type this model declares (a float16 conversion of the other
+    # model may take float16 where this one takes float32: the same values, exactly).
+    declared = {value.name: _NUMPY_TYPES.get(value.type) for value in session.get_inputs()}
+
+    def typed(feeds):
+        return {name: value.astype(declared[name])
+                if declared.get(name) is not None and value.dtype != declared[name]
+                and np.issubdtype(value.dtype, np.floating) else value
+                for name, value in feeds.items()}
+
+    return [session.run(None, {**typed(feeds), **weights}) for feeds in feeds_list]
 
 
 def _widened_reference(original, feeds_list):

@@ -1,14 +1,16 @@
 """The one long-lived ONNX Runtime process of a run: ``python3 -m saturate.ort_helper --serve``.
 
-It serves the three ONNX Runtime jobs of ``saturate optimize``, so that the interpreter start and
+It serves the ONNX Runtime jobs of ``saturate optimize``, so that the interpreter start and
 ORT's initialization are paid once: timing one-operator models for the measured cost model
-(ort_timer.py), and the whole-model checks, latency and verification (ort_check.py).
+(ort_timer.py), the whole-model checks, latency and verification (ort_check.py), and the
+float16 conversion of ``--precision fp16`` (precision_conversion.py).
 
 A timing request is ``{"models": [MODEL, ...], "warmup": 2, "repeats": 7, "threads": 1,
 "min_run_ms": 0.2}``, each MODEL a path or ``{"attachment": i}``, the bytes sent after the
 request line (``line_server.py``); its answer is ``{"fingerprint": "...", "times_ms": [...]}``.
 ``{"fingerprint": true, "threads": 1}`` asks only for the fingerprint; ``{"check": {...}}`` runs
-the whole-model checks. ``--serve`` reads one request per line of standard input and writes one
+the whole-model checks; ``{"convert": {...}}`` converts a model to float16 and checks it
+(precision_conversion.py). ``--serve`` reads one request per line of standard input and writes one
 answer per line of standard output; a failed request answers ``{"error": "..."}`` and the server
 goes on. ``python3 -m saturate.ort_helper REQUEST.json`` answers one request with paths from a
 shell (exit 2 when it fails).
@@ -19,7 +21,7 @@ import json
 import os
 import sys
 
-from saturate import ort_check, ort_timer
+from saturate import ort_check, ort_timer, precision_conversion
 
 
 def model_source(reference, request: dict):
@@ -50,6 +52,13 @@ def answer(request: dict) -> dict:
                                     check.get("required_input_shapes"),
                                     check.get("latency_budget"),
                                     check.get("latency_weights"))
+    if "convert" in request:  # --precision fp16 (precision_conversion.py)
+        convert = request["convert"]
+        try:
+            return precision_conversion.answer(convert, model_source(convert["model"], request),
+                                               model_source(convert["original"], request))
+        except Exception as error:  # the converter's or ONNX Runtime's, on the converted model
+            raise RuntimeError(f"the float16 conversion failed: {error}") from error
     threads = int(request.get("threads", 1))
     if request.get("fingerprint"):
         return {"fingerprint": ort_timer.fingerprint(threads)}
@@ -69,7 +78,7 @@ def answer(request: dict) -> dict:
 def serve() -> int:
     from saturate.line_server import serve as serve_lines
 
-    return serve_lines(answer, lambda error: f"onnxruntime timing failed: {error}")
+    return serve_lines(answer, lambda error: f"onnxruntime helper: {error}")
 
 
 def main(argv=None) -> int:
@@ -91,7 +100,7 @@ def main(argv=None) -> int:
         print(json.dumps(answer(request)))
         return 0
     except Exception as error:
-        print(f"error: onnxruntime timing failed: {error}", file=sys.stderr)
+        print(f"error: onnxruntime helper: {error}", file=sys.stderr)
     return 2
 
 

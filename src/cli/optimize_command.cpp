@@ -98,7 +98,19 @@ void print_summary(const driver::PipelineOptions& options, const driver::Pipelin
   }
   if (!result.search_summary.empty()) std::printf("%s\n", result.search_summary.c_str());
   if (options.verify) print_verification(report, result.verified);
-  if (!options.outputs.model.empty() && (result.verified || options.keep_unverified))
+  if (const auto conversion = report.find("precision_conversion"); conversion != report.end()) {
+    std::printf(
+        "precision: %s, float16 (%zu operators, %zu kept in float32, inputs and outputs "
+        "%s); differs from the original by %.3g of an output's range (budget %s)\n",
+        (*conversion)["within_budget"].get<bool>() ? "converted" : "NOT WRITTEN",
+        (*conversion)["converted_nodes"].get<size_t>(),
+        (*conversion)["float32_nodes"].get<size_t>(),
+        (*conversion)["keep_io_types"].get<bool>() ? "kept" : "converted",
+        (*conversion)["max_rel_error"].get<double>(),
+        format_double((*conversion)["budget"].get<double>()).c_str());
+  }
+  if (!options.outputs.model.empty() &&
+      ((result.verified && result.precision_within_budget) || options.keep_unverified))
     std::printf("wrote %s\n", options.outputs.model.c_str());
   if (!options.outputs.json.empty()) std::printf("wrote %s\n", options.outputs.json.c_str());
 }
@@ -109,6 +121,17 @@ void run_optimize(const OptimizeCommandOptions& command) {
   if (!result.verified) {
     throw VerificationFailed(verification_failure("the optimized graph", result.report,
                                                   command.pipeline.keep_unverified));
+  }
+  if (!result.precision_within_budget) {
+    const auto& conversion = result.report["precision_conversion"];
+    char error[32];
+    std::snprintf(error, sizeof error, "%.3g", conversion["max_rel_error"].get<double>());
+    throw VerificationFailed(
+        std::string("the float16 conversion differs from the original by ") + error +
+        " of an output's range, over the budget of " +
+        format_double(conversion["budget"].get<double>()) + " (--precision-budget)" +
+        (command.pipeline.keep_unverified ? "; written anyway (--keep-unverified)"
+                                          : "; nothing written but the --json report"));
   }
 }
 
@@ -252,6 +275,29 @@ void register_optimize_command(CLI::App& app) {
   command->add_flag("--keep-unverified", options->keep_unverified,
                     "With --verify: write the outputs even when verification fails (the report "
                     "has the verdict; the exit status is still 3)");
+  command
+      ->add_option("--precision", options->precision,
+                   "ONNX input: after optimization, convert the written model's arithmetic to "
+                   "float16 (fp16; ONNX Runtime's converter) and check it against the original "
+                   "on random inputs; written only when every output keeps to --precision-budget "
+                   "(keep: no conversion; bfloat16 is not offered: ONNX Runtime's CPU provider "
+                   "has no bfloat16 kernels to check it on)")
+      ->check(CLI::IsMember({"keep", "fp16"}))
+      ->capture_default_str();
+  command->add_flag("!--no-keep-io-types", options->keep_io_types,
+                    "With --precision fp16: convert the graph's inputs and outputs too (by "
+                    "default they keep their float32 types, with a Cast at each)");
+  command
+      ->add_option("--keep-fp32", options->keep_fp32,
+                   "With --precision fp16: operator types left in float32, besides ONNX "
+                   "Runtime's converter's own list (e.g. --keep-fp32 Softmax,LayerNormalization)")
+      ->delimiter(',');
+  command
+      ->add_option("--precision-budget", options->precision_budget,
+                   "With --precision fp16: the largest difference each output of the converted "
+                   "model may have from the original's, as a share of that output's range")
+      ->check(CLI::Range(1e-9, 0.999999))
+      ->capture_default_str();
   command->callback([command_options] { run_optimize(*command_options); });
 }
 

@@ -95,6 +95,9 @@ class Pipeline {
   onnx::ModelSource original_source() const;
   bool writes_input_bytes(const onnx::OnnxModel& source) const;
   void check_onnx_model(SearchOutcome& outcome, PipelineResult& result);
+  // --precision fp16: converts the model about to be written and checks it (the report's
+  // precision_conversion).
+  void convert_precision(PipelineResult& result);
   // The input shapes ONNX Runtime's checks feed: the pins, or the graph's inputs at each
   // profile, then (verification only) at the adversarial bindings.
   std::vector<onnx::InputShapes> check_shapes(const onnx::OnnxModel& source,
@@ -361,11 +364,64 @@ void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) 
   result.onnx_bytes = exported_->bytes;
 }
 
+void Pipeline::convert_precision(PipelineResult& result) {
+  if (options_.precision == "keep") return;
+  const std::string name = result.original.name();
+  if (result.onnx_bytes.empty()) {
+    throw Error("--precision fp16: the weights of " + name +
+                " go to external data, which the float16 conversion does not handle yet");
+  }
+  phase_ = "converting to float16";
+  stop_if_past_deadline();
+  std::fprintf(stderr, "converting to float16 and comparing it with the original\n");
+  TemporaryDirectory folder("saturate-precision", "for the float16 conversion");
+  const std::string converted = folder.file("converted.onnx");
+  nlohmann::json request = {
+      {"keep_io_types", options_.keep_io_types},
+      {"keep_fp32", options_.keep_fp32},
+      {"budget", options_.precision_budget},
+      {"input_shapes", check_shapes(*result.onnx_source, result.original, true)}};
+  if (!profiles_.empty()) request["required_input_shapes"] = profiles_.size();
+  nlohmann::json answer;
+  try {
+    answer = onnxruntime_.get()->convert_to_float16(onnx::ModelSource::in_memory(result.onnx_bytes),
+                                                    original_source(), converted, request);
+  } catch (const DeadlinePassed&) {
+    throw Error(
+        "the time limit (--time-limit) came while converting to float16; nothing "
+        "written");
+  }
+  const nlohmann::json& check = answer.at("check");
+  result.precision_within_budget = answer.at("ok").get<bool>();
+  nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
+  for (const auto& output : check.at("outputs")) {
+    outputs.push_back({{"name", output.value("name", "")},
+                       {"max_abs_error", output.value("max_abs_error", 0.0)},
+                       {"range", output.value("range", 0.0)},
+                       {"relative_to_range", output.value("max_rel_error", 0.0)},
+                       {"ok", output.value("ok", true)}});
+  }
+  result.report["precision_conversion"] = {
+      {"precision", "float16"},
+      {"within_budget", result.precision_within_budget},
+      {"budget", answer.at("budget")},
+      {"max_abs_error", check.at("max_abs_error")},
+      {"max_rel_error", check.at("max_rel_error")},
+      {"outputs", outputs},
+      {"input_shapes", check.value("shapes", nlohmann::json::array())},
+      {"keep_io_types", options_.keep_io_types},
+      {"kept_in_float32", answer.at("kept_in_float32")},
+      {"converted_nodes", answer.at("converted_nodes")},
+      {"float32_nodes", answer.at("float32_nodes")}};
+  result.onnx_bytes = read_file(converted);
+}
+
 void Pipeline::write_outputs(const PipelineResult& result) const {
   const OutputFiles& out = options_.outputs;
-  // A model that failed verification is not written (unless keep_unverified); the report is,
-  // with the verdict.
-  const bool write_model = result.verified || options_.keep_unverified;
+  // A model that failed verification, or whose float16 conversion erred past its budget, is not
+  // written (unless keep_unverified); the report is, with the verdict.
+  const bool write_model =
+      (result.verified && result.precision_within_budget) || options_.keep_unverified;
   if (write_model && !out.model.empty()) {
     if (!ends_with(out.model, ".onnx")) {
       write_file_atomically(out.model, ir::write_text(result.optimized));
@@ -386,6 +442,10 @@ void Pipeline::write_outputs(const PipelineResult& result) const {
 PipelineResult Pipeline::run() {
   check_files_before_work();
   LoadedModel loaded = load_model(input_);
+  if (options_.precision != "keep" && loaded.onnx == nullptr) {
+    throw Error("--precision " + options_.precision + " converts ONNX models; " +
+                loaded.graph.name() + " is not one");
+  }
   apply_defaults(loaded);
   eqsat::RuleSet rules = options_.no_rules
                              ? eqsat::RuleSet{}
@@ -460,6 +520,7 @@ PipelineResult Pipeline::run() {
   result.report["max_abs_error"] = nullptr;
   if (result.onnx_source) {
     check_onnx_model(outcome, result);
+    convert_precision(result);
   } else {
     result.optimized = outcome.graph;
     if (options_.verify) {
@@ -523,7 +584,7 @@ PipelineResult Pipeline::run() {
 
   phase_ = "writing";
   write_outputs(result);
-  if (result.verified || options_.keep_unverified) {
+  if ((result.verified && result.precision_within_budget) || options_.keep_unverified) {
     egraph_json.commit();
     egraph_dot.commit();
   }

@@ -83,6 +83,14 @@ struct PipelineOptions {
   bool session_guards = true;
   bool verify = false;
   bool keep_unverified = false;  // write (and return) the outputs even when verify fails
+  // ONNX input: "fp16" converts the written model's arithmetic to float16 after optimization
+  // (python/saturate/precision_conversion.py) and checks it against the original: each
+  // output's largest difference at most `precision_budget` of its range, or nothing is written
+  // but the report; "keep" leaves the precision as it is.
+  std::string precision = "keep";
+  bool keep_io_types = true;           // graph inputs and outputs keep their types (Casts)
+  std::vector<std::string> keep_fp32;  // operator types left in float32 besides the defaults
+  double precision_budget = 1e-2;
   OutputFiles outputs;
 };
 
@@ -94,6 +102,9 @@ struct PipelineResult {
   // original is kept); empty when its weights went to external data.
   std::string onnx_bytes;
   bool verified = true;  // false only when verification ran and found a mismatch
+  // False only when a --precision conversion erred past its budget (nothing written but the
+  // report, as for a failed verification).
+  bool precision_within_budget = true;
   // "cost model onnxruntime: 12 configurations measured ..." (empty for the analytic model).
   std::string cost_summary;
   // How the search went, for people: "exploration: 9 iterations, stopped by ...", one line each.

@@ -153,7 +153,10 @@ ModelProto Exporter::run() {
   assign_names();
   add_inputs();
   for (NodeId id = 0; id < graph_.num_nodes(); ++id) {
-    if (needed_[id]) emit(id);
+    if (!needed_[id]) continue;
+    const int first = out_->node_size();
+    emit(id);
+    type_outside_default_domain(id, first);
   }
   add_outputs();
 
@@ -518,6 +521,26 @@ void Exporter::emit(NodeId id) {
   }
   if (emitted) return;
   throw Error("cannot export operator " + std::string(ir::to_string(node.op)) + " to ONNX");
+}
+
+void Exporter::type_outside_default_domain(NodeId id, int first_node) {
+  // ONNX's shape inference knows no com.microsoft kernel (nor any other domain's), so the types
+  // of their outputs are written: tools after Saturate (ONNX Runtime's float16 converter, shape
+  // inference) would otherwise lose every type downstream of a fused kernel.
+  bool other_domain = false;
+  for (int k = first_node; k < out_->node_size(); ++k) {
+    const std::string& domain = out_->node(k).domain();
+    other_domain = other_domain || (!domain.empty() && domain != "ai.onnx");
+  }
+  if (!other_domain) return;
+  std::set<std::string> outputs;
+  for (const auto& output : graph_.outputs()) outputs.insert(output.name);
+  const ir::Node& node = graph_.node(id);
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    const std::string& name = names_[id][k];
+    if (name.empty() || outputs.contains(name)) continue;
+    set_tensor_type(*out_->add_value_info(), name, node.outputs[k], &source_.dim_names);
+  }
 }
 
 void Exporter::add_outputs() {

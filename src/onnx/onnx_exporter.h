@@ -60,6 +60,9 @@ class Exporter {
   void emit(ir::NodeId id);
   void emit_initializer(ir::NodeId id);
   void emit_opaque(ir::NodeId id);
+  // Value types of node `id`'s outputs, when the ONNX nodes emitted for it from `first_node` on
+  // include one outside the default domain.
+  void type_outside_default_domain(ir::NodeId id, int first_node);
   void add_outputs();
 
   // One per operator family, asked in turn by emit: each returns false for an operator outside

@@ -64,6 +64,18 @@ ModelCheckAnswer OnnxruntimeHelper::check_models(const ModelSource& original,
   return result;
 }
 
+nlohmann::json OnnxruntimeHelper::convert_to_float16(const ModelSource& model,
+                                                     const ModelSource& original,
+                                                     const std::string& out,
+                                                     nlohmann::json options) {
+  ModelReferences models;
+  options["model"] = models.add(model);
+  options["original"] = models.add(original);
+  options["out"] = out;
+  options["precision"] = "fp16";
+  return ask({{"convert", options}}, "the float16 conversion", models.attachments());
+}
+
 void OnnxruntimeHelper::read_check_answer(const nlohmann::json& answer,
                                           const ModelCheckRequest& request,
                                           ModelCheckAnswer& result) {

@@ -98,6 +98,12 @@ class OnnxruntimeHelper {
   ModelCheckAnswer check_models(const ModelSource& original, const ModelSource& optimized,
                                 const ModelCheckRequest& request);
 
+  // Converts `model` to float16 into the file `out` and compares it with `original`
+  // (python/saturate/precision_conversion.py): `options` holds keep_io_types, keep_fp32,
+  // budget, input_shapes and required_input_shapes. Answers what convert_and_check returns.
+  nlohmann::json convert_to_float16(const ModelSource& model, const ModelSource& original,
+                                    const std::string& out, nlohmann::json options);
+
  private:
   static void read_check_answer(const nlohmann::json& answer, const ModelCheckRequest& request,
                                 ModelCheckAnswer& result);
