@@ -7,9 +7,10 @@ from, in the same run, one after the other. Reports per file and precision: fuse
 opaque nodes, verification (policy and error), and the latency check's medians with the model
 kept.
 
-    python3 bench/float16_fixtures.py [--out bench/results/float16]
+    python3 bench/float16_fixtures.py [--out bench/results/float16] [--replot]
 
-Writes results.json, results.md and, when matplotlib is there, latency.png. The fixtures are
+Writes results.json, results.md and, when matplotlib is there, latency.png (`--replot` rewrites
+the last two from results.json without running anything). The fixtures are
 tiny models (hidden 64, 2 layers): the numbers say whether float16 files take the float32 path
 (same fusions, verified, never slower), not what a full-size float16 model gains.
 """
@@ -123,13 +124,15 @@ def main() -> int:
     parser.add_argument("--out", default=str(REPO / "bench" / "results" / "float16"))
     parser.add_argument("--binary", default=os.environ.get(
         "SATURATE_BIN", str(REPO / "build" / "bin" / "saturate")))
+    parser.add_argument("--replot", action="store_true",
+                        help="rewrite results.md and latency.png from results.json")
     args = parser.parse_args()
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows = json.loads((out / "results.json").read_text()) if args.replot else []
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
-        for source in fixtures():
+        for source in [] if args.replot else fixtures():
             half = work / source.name.replace(".onnx", ".fp16.onnx")
             onnx.save(convert_float_to_float16(onnx.load(str(source)), keep_io_types=True),
                       str(half))
