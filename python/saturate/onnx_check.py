@@ -490,6 +490,38 @@ def _widened_reference(original, feeds_list):
     return None, None, why
 
 
+def _direct_outputs(outputs, original, optimized, rtol, atol) -> bool:
+    """Fills `outputs` comparing both models' runs directly: each element within atol + rtol *
+    max|original|, NaN and infinities alike, non-float outputs equal. Returns whether the
+    original's outputs were all finite."""
+    finite = True
+    for expected, actual in zip(original, optimized):
+        for output, want, got in zip(outputs, expected, actual):
+            if want.shape != got.shape:
+                raise ValueError(
+                    f"output {output.name}: shapes {want.shape} and {got.shape} differ")
+            if not np.issubdtype(want.dtype, np.number) or want.dtype == np.bool_:
+                output.ok = output.ok and bool(np.array_equal(want, got))
+                continue
+            want64, got64 = want.astype(np.float64), got.astype(np.float64)
+            finite = finite and bool(np.all(np.isfinite(want64)))
+            if not (np.all(np.isfinite(want64)) and np.all(np.isfinite(got64))):
+                # Where one is NaN the other must be, and infinities must agree.
+                same = np.array_equal(np.isnan(want64), np.isnan(got64)) and np.array_equal(
+                    want64[np.isinf(want64)], got64[np.isinf(want64)])
+                output.ok = output.ok and bool(same)
+            both = np.isfinite(want64) & np.isfinite(got64)
+            difference = np.abs(want64[both] - got64[both])
+            abs_error = float(np.max(difference)) if difference.size else 0.0
+            scale = float(np.max(np.abs(want64[both]))) if difference.size else 0.0
+            output.max_abs_error = max(output.max_abs_error, abs_error)
+            output.range = max(output.range, scale)
+            tolerance = atol + rtol * scale
+            output.tolerance = max(output.tolerance, tolerance)
+            output.ok = output.ok and abs_error <= tolerance
+    return finite
+
+
 def _budget_outputs(outputs, reference, original, optimized, rtol, atol) -> bool:
     """Fills `outputs` under the error budget: each output's error is the optimized model's
     largest difference from the reference, allowed ERROR_BUDGET_FACTOR times the original's own
@@ -501,6 +533,9 @@ def _budget_outputs(outputs, reference, original, optimized, rtol, atol) -> bool
             if want.shape != got.shape or base.shape != got.shape:
                 raise ValueError(f"output {output.name}: shapes {base.shape} and {got.shape} "
                                  "differ")
+            if not np.issubdtype(base.dtype, np.floating):  # ids, masks: equal or wrong
+                output.ok = output.ok and bool(np.array_equal(base, got))
+                continue
             want64, base64, got64 = (a.astype(np.float64) for a in (want, base, got))
             finite = finite and bool(np.all(np.isfinite(want64)))
             # Where the 16-bit original is finite the optimized model must agree on NaN/inf.
@@ -677,33 +712,10 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
     atol = default_atol if atol is None else atol
 
     outputs = [OutputDifference(name, 0.0, 0.0) for name in names_first]
-    finite = True
     if reference_outputs is not None:
         finite = _budget_outputs(outputs, reference_outputs, *results, rtol, atol)
-    for expected, actual in zip(*results) if reference_outputs is None else ():
-        for output, want, got in zip(outputs, expected, actual):
-            if want.shape != got.shape:
-                raise ValueError(
-                    f"output {output.name}: shapes {want.shape} and {got.shape} differ")
-            if not np.issubdtype(want.dtype, np.number) or want.dtype == np.bool_:
-                output.ok = output.ok and bool(np.array_equal(want, got))
-                continue
-            want64, got64 = want.astype(np.float64), got.astype(np.float64)
-            finite = finite and bool(np.all(np.isfinite(want64)))
-            if not (np.all(np.isfinite(want64)) and np.all(np.isfinite(got64))):
-                # Where one is NaN the other must be, and infinities must agree.
-                same = np.array_equal(np.isnan(want64), np.isnan(got64)) and np.array_equal(
-                    want64[np.isinf(want64)], got64[np.isinf(want64)])
-                output.ok = output.ok and bool(same)
-            both = np.isfinite(want64) & np.isfinite(got64)
-            difference = np.abs(want64[both] - got64[both])
-            abs_error = float(np.max(difference)) if difference.size else 0.0
-            scale = float(np.max(np.abs(want64[both]))) if difference.size else 0.0
-            output.max_abs_error = max(output.max_abs_error, abs_error)
-            output.range = max(output.range, scale)
-            tolerance = atol + rtol * scale
-            output.tolerance = max(output.tolerance, tolerance)
-            output.ok = output.ok and abs_error <= tolerance
+    else:
+        finite = _direct_outputs(outputs, *results, rtol, atol)
     for output in outputs:
         # An output that is all zeros in the original: its error is absolute (JSON has no inf).
         output.max_rel_error = (output.max_abs_error / output.range if output.range > 0
