@@ -1,5 +1,6 @@
 #include "onnx/input_shapes.h"
 
+#include <cctype>
 #include <optional>
 #include <set>
 
@@ -106,7 +107,8 @@ void relate_dim_params(::onnx::ModelProto& model,
                        const std::map<std::string, std::string>& related) {
   if (related.empty()) return;
   auto relate = [&](::onnx::ValueInfoProto& info) {
-    if (!info.type().has_tensor_type()) return;
+    // mutable_shape() would give a value of unknown rank an empty shape: rank 0.
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return;
     for (auto& dim : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
       if (!dim.has_dim_param()) continue;
       if (auto it = related.find(dim.dim_param()); it != related.end()) {
@@ -131,6 +133,55 @@ void name_dynamic_input_dims(::onnx::ModelProto& model) {
       if (dim->has_dim_value() || (dim->has_dim_param() && !dim->dim_param().empty())) continue;
       std::string base = symbol_base(info.name()) + "_dim" + std::to_string(k);
       dim->set_dim_param(ir::symbol_name(ir::fresh_symbol(base)));
+    }
+  }
+}
+
+namespace {
+
+// The identifiers of a dim_param: "past_sequence_length + sequence_length" -> both names.
+std::vector<std::string> dim_param_names(const std::string& text) {
+  std::vector<std::string> names;
+  std::string current;
+  for (char c : text) {
+    const bool part = std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    if (part) {
+      current += c;
+    } else if (!current.empty()) {
+      names.push_back(std::move(current));
+      current.clear();
+    }
+  }
+  if (!current.empty()) names.push_back(std::move(current));
+  return names;
+}
+
+}  // namespace
+
+void forget_undeclared_dim_names(::onnx::ModelProto& model) {
+  std::set<std::string> declared;
+  auto collect = [&](const ::onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type()) return;
+    for (const auto& dim : info.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_param()) continue;
+      for (std::string& name : dim_param_names(dim.dim_param())) declared.insert(std::move(name));
+    }
+  };
+  auto* graph = model.mutable_graph();
+  for (const auto& info : graph->input()) collect(info);
+  for (const auto& info : graph->output()) collect(info);
+  for (auto& info : *graph->mutable_value_info()) {
+    // mutable_shape() would give a value of unknown rank an empty shape: rank 0.
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) continue;
+    for (auto& dim : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (!dim.has_dim_param()) continue;
+      for (const std::string& name : dim_param_names(dim.dim_param())) {
+        const bool number = std::isdigit(static_cast<unsigned char>(name.front())) != 0;
+        if (!number && !declared.contains(name)) {
+          dim.clear_dim_param();
+          break;
+        }
+      }
     }
   }
 }

@@ -30,4 +30,12 @@ void relate_dim_params(::onnx::ModelProto& model,
 // (`INPUT_dimK`, made unique), so that folding and import see one symbol for it.
 void name_dynamic_input_dims(::onnx::ModelProto& model);
 
+// Clears every dim_param of the model's value_info that names a symbol the graph's inputs and
+// outputs do not declare (`unk__4`, which ONNX's shape inference invents where it loses track,
+// and which tools that ran it before, ONNX Runtime's float16 converter among them, leave in the
+// file): such a name is no size the model states, and import would take it for a new symbol
+// unrelated to `batch`, where its own inference relates the two. A dim_param that is an
+// expression of declared names is kept. The dimension stays, unknown.
+void forget_undeclared_dim_names(::onnx::ModelProto& model);
+
 }  // namespace saturate::onnx

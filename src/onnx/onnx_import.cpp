@@ -384,6 +384,7 @@ OnnxModel import_checked_model(ModelProto model, const std::string& source,
   sort_nodes_topologically(*model.mutable_graph(), source);
   validate_model(model, source);  // before anything runs ONNX's shape inference on it
   name_dynamic_input_dims(model);
+  forget_undeclared_dim_names(model);
   // The graph's own names for its dynamic axes, as declared before any is related.
   std::vector<std::string> declared_names;
   for (const auto* infos : {&model.graph().input(), &model.graph().output()}) {

@@ -157,3 +157,35 @@ def test_a_graph_whose_nodes_are_out_of_order_is_imported_in_order(saturate, tmp
     result = saturate("optimize", source, "-o", out, "--cost", "analytic", "--verify")
     assert result.returncode == 0, result.stderr
     onnx.checker.check_model(onnx.load(str(out)))
+
+
+DYNAMIC = REPO / "tests" / "fixtures" / "dynamic"
+
+
+@pytest.mark.parametrize("name", ["vit.torchscript.onnx", "bert_eager.torchscript.onnx"])
+def test_a_model_that_went_through_shape_inference_fuses_as_before(saturate, tmp_path, name):
+    """ONNX's shape inference (which ONNX Runtime's float16 converter runs) writes value_info
+    with dims it invents (`unk__4`) and values of unknown rank; import must not take them for
+    sizes unrelated to `batch`. Both the inferred float32 file and its float16 conversion fuse
+    what the exporter's file fuses, and keep the dynamic axes."""
+    inferred = onnx.shape_inference.infer_shapes(onnx.load(str(DYNAMIC / name)))
+    names = {d.dim_param for v in inferred.graph.value_info
+             for d in v.type.tensor_type.shape.dim}
+    assert any(n.startswith("unk__") for n in names)  # what the test is about
+    files = {"exported": DYNAMIC / name, "inferred": tmp_path / "inferred.onnx",
+             "float16": tmp_path / "float16.onnx"}
+    onnx.save(inferred, str(files["inferred"]))
+    to_float16(DYNAMIC / name, files["float16"])
+    fused = {}
+    for kind, source in files.items():
+        report = tmp_path / f"{kind}.json"
+        out = tmp_path / f"{kind}.opt.onnx"
+        result = saturate("optimize", source, "-o", out, "--cost", "analytic", "--verify",
+                          "--json", report, timeout=600)
+        assert result.returncode == 0, (kind, result.stderr)
+        fused[kind] = json.loads(report.read_text())["fused_operators"]
+        dims = onnx.load(str(out)).graph.input[0].type.tensor_type.shape.dim
+        assert dims[0].dim_param, kind  # the batch axis is still dynamic
+    assert fused["exported"]
+    assert fused["inferred"] == fused["exported"]
+    assert fused["float16"] == fused["exported"]
