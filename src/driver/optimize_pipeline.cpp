@@ -19,6 +19,7 @@
 #include "driver/shape_profiles.h"
 #include "driver/verification.h"
 #include "ir/dot_writer.h"
+#include "ir/op_registry.h"
 #include "ir/text_format.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnxruntime_helper.h"
@@ -265,6 +266,21 @@ SearchOutcome Pipeline::keep_original_at_deadline(const ir::Graph& original) {
   return outcome;
 }
 
+// A value of the graph computed in bfloat16, which ONNX Runtime's CPU provider cannot run for
+// most operators (its name), or nothing.
+std::optional<std::string> bfloat16_value(const ir::Graph& graph) {
+  for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const ir::Node& node = graph.node(id);
+    if (ir::op_info(node.op).is_leaf()) continue;
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      if (node.outputs[k].dtype == ir::DType::BF16) {
+        return graph.value_name({id, static_cast<uint32_t>(k)});
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 void Pipeline::check_onnx_model(SearchOutcome& outcome, PipelineResult& result) {
   const onnx::OnnxModel& source = *result.onnx_source;
   if (!outcome.kept_original) exported_ = export_model(outcome.graph, source, "optimized.onnx");
@@ -447,6 +463,14 @@ PipelineResult Pipeline::run() {
                 loaded.graph.name() + " is not one");
   }
   apply_defaults(loaded);
+  if (const auto value = bfloat16_value(loaded.graph);
+      value &&
+      (options_.verify || (options_.cost.kind == "onnxruntime" && options_.latency_runs > 0))) {
+    throw Error(loaded.graph.name() + " computes in bfloat16 (" + *value +
+                "), which ONNX Runtime's CPU provider has no kernels for (MatMul, Add, ...): it "
+                "can neither time nor verify the model; optimize it with --latency-runs 0 and "
+                "without --verify");
+  }
   eqsat::RuleSet rules = options_.no_rules
                              ? eqsat::RuleSet{}
                              : load_rule_sets(options_.rule_files, options_.tensat_multi_files);

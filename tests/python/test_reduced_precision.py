@@ -189,3 +189,25 @@ def test_a_model_that_went_through_shape_inference_fuses_as_before(saturate, tmp
     assert fused["exported"]
     assert fused["inferred"] == fused["exported"]
     assert fused["float16"] == fused["exported"]
+
+
+def test_a_bfloat16_model_is_not_timed_or_verified_in_onnx_runtime(saturate, tmp_path):
+    """ONNX Runtime's CPU provider has no bfloat16 MatMul or Add: the latency check and --verify
+    are refused up front with one clear line; without them the onnxruntime cost model prices the
+    bfloat16 operators by its analytic fallback and the model is written."""
+    model, _, _ = bfloat16_model()
+    source, out = tmp_path / "bf16.onnx", tmp_path / "out.onnx"
+    onnx.save(model, str(source))
+    for extra in ([], ["--latency-runs", "0", "--verify"]):
+        result = saturate("optimize", source, "-o", out, *extra)
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        assert result.returncode == 1, result.stderr
+        assert lines[-1].startswith("saturate: error:") and "bfloat16" in lines[-1]
+        assert "--latency-runs 0" in lines[-1]
+        assert not out.exists()
+    report = tmp_path / "report.json"
+    result = saturate("optimize", source, "-o", out, "--latency-runs", "0", "--json", report)
+    assert result.returncode == 0, result.stderr
+    costs = json.loads(report.read_text())
+    assert costs["cost_model"] == "onnxruntime" and costs["cost_fallbacks"] >= 3
+    assert out.exists()
