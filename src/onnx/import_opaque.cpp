@@ -43,6 +43,11 @@ void Importer::infer_locally_if_untyped(const NodeProto& node) {
     if (!used(node, k)) continue;
     auto it = value_types_.find(node.output(k));
     if (it == value_types_.end() || !fully_typed(it->second)) untyped = true;
+    // A graph output's type is what the model declares (`total_sequence_length`), not what its
+    // inputs give (`past_sequence_length + sequence_length`): inferred here, the relation
+    // between the two is learned (add_outputs) through an opaque last node too, such as the
+    // Cast a float16 converter puts before each output.
+    for (const auto& output : model_.graph().output()) untyped |= output.name() == node.output(k);
   }
   if (!untyped) return;
   // Whole-model inference stops typing values past an operator the ONNX library does not know

@@ -211,3 +211,27 @@ def test_a_bfloat16_model_is_not_timed_or_verified_in_onnx_runtime(saturate, tmp
     costs = json.loads(report.read_text())
     assert costs["cost_model"] == "onnxruntime" and costs["cost_fallbacks"] >= 3
     assert out.exists()
+
+
+DECODER_PROFILES = ["batch_size=1,sequence_length=8,past_sequence_length=16,"
+                    "total_sequence_length=24",
+                    "batch_size=2,sequence_length=1,past_sequence_length=5,"
+                    "total_sequence_length=6"]
+
+
+@pytest.mark.parametrize("name", ["llama_past.torchscript.onnx", "gpt2_past.dynamo.onnx"])
+def test_a_float16_decoder_with_a_cache_fuses_as_its_float32_file(saturate, tmp_path, name):
+    """The converter puts a Cast before every output: the relation the outputs declare
+    (total_sequence_length = past_sequence_length + sequence_length) is still learned through
+    it, so attention fuses in float16 as in float32."""
+    half = to_float16(DYNAMIC / name, tmp_path / "half.onnx")
+    profiles = [arg for profile in DECODER_PROFILES for arg in ("--profile", profile)]
+    fused = {}
+    for kind, source in (("f32", DYNAMIC / name), ("f16", half)):
+        report = tmp_path / f"{kind}.json"
+        result = saturate("optimize", source, "-o", tmp_path / f"{kind}.opt.onnx", "--cost",
+                          "analytic", "--verify", "--json", report, *profiles, timeout=600)
+        assert result.returncode == 0, (kind, result.stderr)
+        fused[kind] = json.loads(report.read_text())["fused_operators"]
+    assert "multi_head_attention" in fused["f32"]
+    assert fused["f16"] == fused["f32"]
