@@ -409,21 +409,13 @@ void Pipeline::convert_precision(PipelineResult& result) {
   }
   const nlohmann::json& check = answer.at("check");
   result.precision_within_budget = answer.at("ok").get<bool>();
-  nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
-  for (const auto& output : check.at("outputs")) {
-    outputs.push_back({{"name", output.value("name", "")},
-                       {"max_abs_error", output.value("max_abs_error", 0.0)},
-                       {"range", output.value("range", 0.0)},
-                       {"relative_to_range", output.value("max_rel_error", 0.0)},
-                       {"ok", output.value("ok", true)}});
-  }
   result.report["precision_conversion"] = {
       {"precision", "float16"},
       {"within_budget", result.precision_within_budget},
       {"budget", answer.at("budget")},
       {"max_abs_error", check.at("max_abs_error")},
       {"max_rel_error", check.at("max_rel_error")},
-      {"outputs", outputs},
+      {"outputs", output_differences(check)},
       {"input_shapes", check.value("shapes", nlohmann::json::array())},
       {"keep_io_types", options_.keep_io_types},
       {"kept_in_float32", answer.at("kept_in_float32")},

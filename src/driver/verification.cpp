@@ -22,20 +22,7 @@ bool verify_rewrite(const ir::Graph& original, const ir::Graph& rewritten,
   return verified;
 }
 
-bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::ordered_json& report) {
-  const bool verified = check.at("ok").get<bool>();
-  report["verified"] = verified;
-  report["verify_runtime"] = "onnxruntime";
-  report["verify_precision"] = check.value("precision", "float32");
-  if (check.contains("float64_unavailable") && !check["float64_unavailable"].is_null()) {
-    report["verify_float64_unavailable"] = check["float64_unavailable"];
-  }
-  report["max_abs_error"] = check.at("max_abs_error");
-  // The error relative to its output's range (max |original|), the largest over the outputs.
-  report["max_relative_error"] = check.at("max_rel_error");
-  report["verify_rtol"] = check.value("rtol", 0.0);
-  report["verify_atol"] = check.value("atol", 0.0);
-  report["outputs_finite"] = check.value("outputs_finite", true);
+nlohmann::json output_differences(const nlohmann::json& check) {
   nlohmann::json outputs = nlohmann::json::array();
   for (const auto& output : check.value("outputs", nlohmann::json::array())) {
     nlohmann::json entry = {{"name", output.value("name", "")},
@@ -51,7 +38,24 @@ bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::orde
     }
     outputs.push_back(std::move(entry));
   }
-  report["verify_outputs"] = outputs;
+  return outputs;
+}
+
+bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::ordered_json& report) {
+  const bool verified = check.at("ok").get<bool>();
+  report["verified"] = verified;
+  report["verify_runtime"] = "onnxruntime";
+  report["verify_precision"] = check.value("precision", "float32");
+  if (check.contains("float64_unavailable") && !check["float64_unavailable"].is_null()) {
+    report["verify_float64_unavailable"] = check["float64_unavailable"];
+  }
+  report["max_abs_error"] = check.at("max_abs_error");
+  // The error relative to its output's range (max |original|), the largest over the outputs.
+  report["max_relative_error"] = check.at("max_rel_error");
+  report["verify_rtol"] = check.value("rtol", 0.0);
+  report["verify_atol"] = check.value("atol", 0.0);
+  report["outputs_finite"] = check.value("outputs_finite", true);
+  report["verify_outputs"] = output_differences(check);
   // "outputs", or "segments between quantizers" when the outputs differ by rounding flips at a
   // quantized model's quantizers and every segment between them matched
   // (python/saturate/quantized_check.py).

@@ -29,6 +29,10 @@ bool verify_rewrite(const ir::Graph& original, const ir::Graph& rewritten,
 // (per output: max_abs_error, range, relative_to_range, tolerance, ok), outputs_finite and
 // verify_input_shapes (the input shapes compared at, a list of {name: dims}); returns whether
 // the models agree.
+// Per output of saturate.onnx_check's CheckResult: name, max_abs_error, range,
+// relative_to_range, tolerance, ok (and original_error under the 16-bit error budget).
+nlohmann::json output_differences(const nlohmann::json& check);
+
 bool record_onnxruntime_verification(const nlohmann::json& check, nlohmann::ordered_json& report);
 
 // The input shapes ONNX Runtime's checks of an imported model and its rewrite feed

@@ -175,16 +175,8 @@ HostTensor make_host_tensor(int32_t elem_type, const ir::Dims& dims, int64_t ele
 }
 
 double round_to_type(double value, int32_t elem_type) {
-  switch (elem_type) {
-    case TensorProto::FLOAT:
-      return static_cast<double>(static_cast<float>(value));
-    case TensorProto::FLOAT16:
-      return ir::round_to_precision(value, ir::DType::F16);
-    case TensorProto::BFLOAT16:
-      return ir::round_to_precision(value, ir::DType::BF16);
-    default:
-      return value;
-  }
+  const std::optional<ir::DType> dtype = to_ir_dtype(elem_type);
+  return dtype ? ir::round_to_precision(value, *dtype) : value;
 }
 
 int64_t wrap_to_type(int64_t value, int32_t elem_type) {

@@ -152,6 +152,7 @@ ModelProto Exporter::run() {
   analyse();
   assign_names();
   add_inputs();
+  for (const auto& output : graph_.outputs()) output_names_.insert(output.name);
   for (NodeId id = 0; id < graph_.num_nodes(); ++id) {
     if (!needed_[id]) continue;
     const int first = out_->node_size();
@@ -379,7 +380,7 @@ void Exporter::emit_initializer(NodeId id) {
     const size_t bytes = data->size() * static_cast<size_t>(ir::element_size(dtype));
     if (external_ != nullptr && bytes >= kExternalDataThreshold) {
       tensor.set_name(names_[id][k]);
-      tensor.set_data_type(to_onnx_float_type(dtype));
+      tensor.set_data_type(to_onnx_elem_type(dtype));
       for (int64_t d : node.outputs[k].dims) tensor.add_dims(d);
       if (dtype == ir::DType::F32) {
         external_->append(tensor, reinterpret_cast<const char*>(data->data()), bytes);
@@ -533,12 +534,10 @@ void Exporter::type_outside_default_domain(NodeId id, int first_node) {
     other_domain = other_domain || (!domain.empty() && domain != "ai.onnx");
   }
   if (!other_domain) return;
-  std::set<std::string> outputs;
-  for (const auto& output : graph_.outputs()) outputs.insert(output.name);
   const ir::Node& node = graph_.node(id);
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     const std::string& name = names_[id][k];
-    if (name.empty() || outputs.contains(name)) continue;
+    if (name.empty() || output_names_.contains(name)) continue;
     set_tensor_type(*out_->add_value_info(), name, node.outputs[k], &source_.dim_names);
   }
 }

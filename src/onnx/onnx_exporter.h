@@ -149,6 +149,7 @@ class Exporter {
   std::vector<bool> materialized_;  // a known value the emitted graph reads
   std::vector<bool> emitted_pad_;   // pads that stay as ONNX Pad nodes
   std::vector<std::vector<std::string>> names_;
+  std::set<std::string> output_names_;  // the graph's outputs (add_outputs declares their types)
   std::set<std::string> taken_;
   std::unordered_map<std::string, std::string> embedded_;  // embedded constant -> its bytes
   std::unordered_map<ir::NodeId, std::vector<runtime::Tensor>> folded_;

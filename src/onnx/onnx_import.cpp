@@ -173,7 +173,7 @@ void Importer::add_initializer(TensorProto& tensor) {
     tensor.clear_float_data();
     tensor.clear_int32_data();
     ir::Dims dims = tensor_dims(tensor);
-    const ir::DType dtype = float_dtype(tensor);
+    const ir::DType dtype = *to_ir_dtype(tensor.data_type());  // a float tensor's
     if (data.size() == 1) {
       values_[tensor.name()] = {graph().add_node(OpKind::Constant, {},
                                                  {{"shape", dims},

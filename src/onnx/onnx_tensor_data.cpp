@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "onnx/host_tensor.h"
 #include "support/checked_math.h"
 #include "support/error.h"
 #include "support/half_precision.h"
@@ -64,17 +65,6 @@ std::string data_type_name(int32_t data_type) {
 bool is_float_tensor(const TensorProto& tensor) {
   return tensor.data_type() == TensorProto::FLOAT || tensor.data_type() == TensorProto::FLOAT16 ||
          tensor.data_type() == TensorProto::BFLOAT16;
-}
-
-ir::DType float_dtype(const TensorProto& tensor) {
-  switch (tensor.data_type()) {
-    case TensorProto::FLOAT16:
-      return ir::DType::F16;
-    case TensorProto::BFLOAT16:
-      return ir::DType::BF16;
-    default:
-      return ir::DType::F32;
-  }
 }
 
 bool is_integer_tensor(const TensorProto& tensor) {
@@ -156,22 +146,9 @@ std::vector<int64_t> read_ints(const TensorProto& tensor, const std::string& wha
 void write_floats(TensorProto& tensor, const std::string& name, const ir::Dims& dims,
                   const std::vector<float>& values, ir::DType dtype) {
   tensor.set_name(name);
-  tensor.set_data_type(to_onnx_float_type(dtype));
+  tensor.set_raw_data(float_bytes(values, dtype));  // refuses a type that is not a float
+  tensor.set_data_type(to_onnx_elem_type(dtype));
   for (int64_t d : dims) tensor.add_dims(d);
-  tensor.set_raw_data(float_bytes(values, dtype));
-}
-
-int32_t to_onnx_float_type(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::F16:
-      return TensorProto::FLOAT16;
-    case ir::DType::BF16:
-      return TensorProto::BFLOAT16;
-    case ir::DType::F32:
-      return TensorProto::FLOAT;
-    default:
-      throw Error("a " + std::string(ir::to_string(dtype)) + " tensor is no float tensor");
-  }
 }
 
 void write_ints(TensorProto& tensor, const std::string& name, const ir::Dims& dims,

@@ -16,8 +16,6 @@ std::string data_type_name(int32_t data_type);
 
 // FLOAT, FLOAT16 or BFLOAT16: the element types the IR's operators compute on.
 bool is_float_tensor(const ::onnx::TensorProto& tensor);
-// A float tensor's element type (F32, F16 or BF16).
-ir::DType float_dtype(const ::onnx::TensorProto& tensor);
 bool is_integer_tensor(const ::onnx::TensorProto& tensor);  // INT64 or INT32
 
 ir::Dims tensor_dims(const ::onnx::TensorProto& tensor);
@@ -30,9 +28,9 @@ std::vector<int64_t> read_ints(const ::onnx::TensorProto& tensor, const std::str
 // rounded to nearest even).
 void write_floats(::onnx::TensorProto& tensor, const std::string& name, const ir::Dims& dims,
                   const std::vector<float>& values, ir::DType dtype = ir::DType::F32);
-// The bytes write_floats stores (for external data, written apart from the TensorProto).
+// The bytes write_floats stores (for external data, written apart from the TensorProto);
+// throws saturate::Error for a type other than F32, F16 and BF16.
 std::string float_bytes(const std::vector<float>& values, ir::DType dtype);
-int32_t to_onnx_float_type(ir::DType dtype);
 void write_ints(::onnx::TensorProto& tensor, const std::string& name, const ir::Dims& dims,
                 const std::vector<int64_t>& values);
 
