@@ -288,6 +288,13 @@ def _graphs(graph):
                 yield from _graphs(subgraph)
 
 
+# ONNX element types (TensorProto.DataType values): float, float16, double, bfloat16.
+_FLOAT, _FLOAT16, _DOUBLE, _BFLOAT16 = 1, 10, 11, 16
+_NUMPY_OF = {_FLOAT: np.float32, _DOUBLE: np.float64}
+# The 16-bit float types by the names results and messages give them.
+_REDUCED = {_FLOAT16: "float16", _BFLOAT16: "bfloat16"}
+
+
 def _float_weight_bytes(model) -> int:
     from onnx import TensorProto
 
@@ -297,13 +304,6 @@ def _float_weight_bytes(model) -> int:
             if tensor.data_type == TensorProto.FLOAT:
                 total += 4 * int(np.prod(tensor.dims, dtype=np.int64))
     return total
-
-
-# ONNX element types (TensorProto.DataType values): float, float16, double, bfloat16.
-_FLOAT, _FLOAT16, _DOUBLE, _BFLOAT16 = 1, 10, 11, 16
-_NUMPY_OF = {_FLOAT: np.float32, _DOUBLE: np.float64}
-# Machine epsilon of the reduced precisions, for messages and the error budget's floor.
-_REDUCED = {_FLOAT16: "float16", _BFLOAT16: "bfloat16"}
 
 
 def _tensor_to(tensor, target, base_dir=""):
@@ -345,8 +345,12 @@ def reduced_precision(model) -> Optional[str]:
     """"float16" or "bfloat16" when the model computes in a 16-bit float type (an initializer,
     a value, a Cast target or a Constant of that type; bfloat16 wins when both appear), else
     None. Read without the weights' data."""
+    return _reduced_in(_load_model(model, with_data=False).graph)
+
+
+def _reduced_in(main_graph) -> Optional[str]:
     found = set()
-    for graph in _graphs(_load_model(model, with_data=False).graph):
+    for graph in _graphs(main_graph):
         found.update(t.data_type for t in graph.initializer)
         for info in list(graph.input) + list(graph.output) + list(graph.value_info):
             found.add(info.type.tensor_type.elem_type)
@@ -456,14 +460,10 @@ def _outputs_on(model, feeds_list, in_float64=False, sources=(_FLOAT,), target=_
         model = to_float64(proto, in_place=True, sources=sources,
                            target=target).SerializeToString()
         del proto
-        widened = tuple(np.dtype(_NUMPY_OF.get(t, np.float16)) for t in sources
-                        if t != _BFLOAT16)  # numpy has no bfloat16: such inputs are not fed
-        feeds_list = [{name: value.astype(_NUMPY_OF[target]) if value.dtype in widened else value
-                       for name, value in feeds.items()} for feeds in feeds_list]
     session = _session(model)
     del model
-    # A float input is fed in the type this model declares (a float16 conversion of the other
-    # model may take float16 where this one takes float32: the same values, exactly).
+    # A float input is fed in the type this model declares: double once widened, float16 where
+    # a float16 conversion takes what the other model takes as float32 (the same values).
     declared = {value.name: _NUMPY_TYPES.get(value.type) for value in session.get_inputs()}
 
     def typed(feeds):
@@ -623,6 +623,7 @@ class _Signature:
         weights = {tensor.name for tensor in graph.initializer}
         self._inputs = [info(value) for value in graph.input if value.name not in weights]
         self._outputs = [info(value) for value in graph.output]
+        self.reduced = _reduced_in(graph)  # reduced_precision's answer, from the graph read here
 
     def get_inputs(self) -> list:
         return self._inputs
@@ -690,10 +691,10 @@ def compare_models(original, optimized, *, seed=0, trials=2, rtol=None, atol=Non
                 continue
         shapes.append(fed)
         feeds_list += feeds
+    reduced = None if precision != "auto" or (rtol is not None or atol is not None) else (
+        first.reduced or second.reduced)
     del first, second, probe
     results, unavailable = None, None
-    reduced = None if precision != "auto" or (rtol is not None or atol is not None) else (
-        reduced_precision(original) or reduced_precision(optimized))
     reference, reference_outputs = None, None
     if reduced is not None:
         # Both models compute in 16 bits: each is measured against the original run widened,
