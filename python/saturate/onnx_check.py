@@ -295,13 +295,13 @@ _NUMPY_OF = {_FLOAT: np.float32, _DOUBLE: np.float64}
 _REDUCED = {_FLOAT16: "float16", _BFLOAT16: "bfloat16"}
 
 
-def _float_weight_bytes(model) -> int:
-    from onnx import TensorProto
-
+def _float_weight_bytes(model, sources=(_FLOAT,)) -> int:
+    """The bytes the weights of the types in ``sources`` would take as float32 (the measure
+    FLOAT64_WEIGHT_LIMIT_BYTES is in)."""
     total = 0
     for graph in _graphs(model.graph):
         for tensor in graph.initializer:
-            if tensor.data_type == TensorProto.FLOAT:
+            if tensor.data_type in sources:
                 total += 4 * int(np.prod(tensor.dims, dtype=np.int64))
     return total
 
@@ -446,7 +446,7 @@ def _outputs_on(model, feeds_list, in_float64=False, sources=(_FLOAT,), target=_
             proto = onnx.load(str(model), load_external_data=False)
         else:
             proto = _load_model(model)
-        if _float_weight_bytes(proto) > FLOAT64_WEIGHT_LIMIT_BYTES:
+        if _float_weight_bytes(proto, sources) > FLOAT64_WEIGHT_LIMIT_BYTES:
             raise MemoryError("the weights are too large for a float64 copy")
         missing = _ops_without_double_kernel(proto) if target == _DOUBLE else []
         if missing:
