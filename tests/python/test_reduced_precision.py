@@ -235,3 +235,15 @@ def test_a_float16_decoder_with_a_cache_fuses_as_its_float32_file(saturate, tmp_
         fused[kind] = json.loads(report.read_text())["fused_operators"]
     assert "multi_head_attention" in fused["f32"]
     assert fused["f16"] == fused["f32"]
+
+
+def test_the_widened_copy_limit_counts_sixteen_bit_weights(tmp_path, monkeypatch):
+    """A float16 model's reference widens its float16 weights; past the copy limit neither the
+    float64 nor the float32 reference is made, and the outputs are compared directly at the
+    float16 tolerance."""
+    half = to_float16(FIXTURES / "bert_eager.torchscript.onnx", tmp_path / "bert.fp16.onnx")
+    monkeypatch.setattr(onnx_check, "FLOAT64_WEIGHT_LIMIT_BYTES", 1024)
+    check = onnx_check.compare_models(str(half), str(half), trials=1)
+    assert check.reference is None and check.policy == "outputs"
+    assert check.precision == "float16" and check.ok
+    assert "too large" in check.float64_unavailable
