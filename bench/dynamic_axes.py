@@ -448,7 +448,7 @@ def verify_step(args, res, name, exporter, path, outputs):
 def timing_step(args, res, name, exporter, path, outputs, threads):
     cfg = dm.SPECS[name]["small" if args.small else "full"]
     kind = dm.SPECS[name]["kind"]
-    rounds = args.rounds if kind == "encoder" else args.decoder_rounds
+    rounds = args.decoder_rounds if kind == "decoder" else args.rounds
     variants = [("original", path)] + list(outputs)
     sessions, errors = {}, {}
     for key, file in variants:

@@ -103,6 +103,17 @@ SPECS = {
                   "decode_profiles": [{"batch_size": 1, "sequence_length": 1,
                                        "past_sequence_length": 16}]},
     },
+    # ViT-B/16 (torchvision vit_b_16, 224x224) with a dynamic batch; ONNX Runtime's transformers
+    # optimizer's 'vit' model type.  small: the fixture's 32x32 ViT (export_models.make_vit).
+    "vit_b16": {
+        "kind": ("image", 224), "exporters": ["torchscript", "dynamo"],
+        "full": {"vocab": 0, "ort": ("vit", 12, 768),
+                 "shapes": [{"batch": 1}, {"batch": 8}],
+                 "verify_shape": {"batch": 3}},
+        "small": {"vocab": 0, "ort": ("vit", 4, 64), "image": 32,
+                  "shapes": [{"batch": 1}, {"batch": 4}],
+                  "verify_shape": {"batch": 3}},
+    },
 }
 DEFAULT_MODELS = ["bert_base", "gpt2_past"]
 
@@ -119,6 +130,8 @@ def shape_label(shape):
     if "past_sequence_length" in shape:
         return (f"b{shape['batch_size']} s{shape['sequence_length']} "
                 f"past{shape['past_sequence_length']}")
+    if "sequence" not in shape:
+        return f"b{shape['batch']}"
     return f"b{shape['batch']} s{shape['sequence']}"
 
 
@@ -228,6 +241,8 @@ def build(name, small):
             ekv.CONFIG.update(vocab_size=32000, max_position_embeddings=2048)
         config = LlamaConfig(**ekv.CONFIG)
         model = ekv.DecoderStep(em.perturb(LlamaForCausalLM(config), em.SEED).eval(), config)
+    elif name == "vit_b16":
+        model = em.perturb(em.make_vit() if small else em.make_vit_b_16(), em.SEED).eval()
     else:
         raise ValueError(f"unknown model {name}")
     return model
@@ -247,6 +262,8 @@ def export_main(argv):
     start = time.perf_counter()
     model = build(name, small)
     kind = SPECS[name]["kind"]
+    if isinstance(kind, tuple) and small:
+        kind = (kind[0], SPECS[name]["small"]["image"])
     outputs = ed.output_names(model, kind)
     example_shape = ed.export_shape(kind)
     example = ed.make_feeds(model, kind, example_shape, em.SEED + 1)

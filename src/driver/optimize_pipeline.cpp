@@ -585,9 +585,12 @@ PipelineResult Pipeline::run() {
     report["verification_profiles"] = to_json(adversarial_);
     nlohmann::ordered_json assumed = nlohmann::ordered_json::array();
     for (const auto& assumption : ir::assumptions()) {
-      assumed.push_back({{"dimension", ir::dim_to_string(assumption.dim)},
-                         {"at_most", assumption.bound},
-                         {"reason", assumption.reason}});
+      assumed.push_back(
+          {{"dimension", ir::dim_to_string(assumption.dim)},
+           {"at_most", ir::is_symbolic(assumption.bound)
+                           ? nlohmann::ordered_json(ir::dim_to_string(assumption.bound))
+                           : nlohmann::ordered_json(assumption.bound)},
+           {"reason", assumption.reason}});
     }
     report["assumptions"] = assumed;
   }

@@ -49,11 +49,16 @@ void collect_symbols(int64_t dim, std::set<std::string>& names) {
 void check_graph_at(const ir::Graph& graph, const ShapeProfile& profile) {
   for (const auto& assumption : ir::assumptions()) {
     auto value = ir::to_expr(assumption.dim).evaluate(profile.sizes);
-    if (value && *value > assumption.bound) {
+    auto bound = ir::to_expr(assumption.bound).evaluate(profile.sizes);
+    if (value && bound && *value > *bound) {
+      const std::string bound_text =
+          ir::is_symbolic(assumption.bound)
+              ? ir::dim_to_string(assumption.bound) + " = " + std::to_string(*bound)
+              : std::to_string(*bound);
       throw Error("profile '" + profile.name + "': the model accepts " +
-                  ir::dim_to_string(assumption.dim) + " <= " + std::to_string(assumption.bound) +
+                  ir::dim_to_string(assumption.dim) + " <= " + ir::dim_to_string(assumption.bound) +
                   " only (" + assumption.reason + "), and this profile makes it " +
-                  std::to_string(*value));
+                  std::to_string(*value) + " > " + bound_text);
     }
   }
   for (const ir::Node& node : graph.nodes()) {
@@ -81,18 +86,24 @@ bool fits(const ir::Graph& graph, const ShapeProfile& profile) {
 
 // Sizes chosen by Saturate (defaults, adversarial sizes) brought within the assumptions over
 // several symbols (`past_sequence_length + sequence_length <= 64` for positions read from a
-// table): the largest length of a violated one is halved, rounding up (odd sizes stay odd),
-// until it holds or nothing can shrink. Batch symbols are left as they are.
+// table, `<= total_sequence_length` for positions read from a mask): the largest length of a
+// violated one's left side is halved, rounding up (odd sizes stay odd), until it holds or nothing
+// can shrink. Batch symbols and the symbols of the bound are left as they are.
 void fit_to_assumptions(ir::SymbolBinding& sizes) {
   for (const auto& assumption : ir::assumptions()) {
+    const std::vector<ir::SymbolId> bound_symbols = ir::to_expr(assumption.bound).symbols();
     for (int step = 0; step < 64; ++step) {
       auto value = ir::to_expr(assumption.dim).evaluate(sizes);
-      if (!value || *value <= assumption.bound) break;
+      auto bound = ir::to_expr(assumption.bound).evaluate(sizes);
+      if (!value || !bound || *value <= *bound) break;
       std::string largest;
       for (ir::SymbolId id : ir::to_expr(assumption.dim).symbols()) {
         const std::string name = ir::symbol_name(id);
         auto it = sizes.find(name);
         if (it == sizes.end() || is_batch(name) || it->second <= lower_bound_of(name)) continue;
+        if (std::find(bound_symbols.begin(), bound_symbols.end(), id) != bound_symbols.end()) {
+          continue;
+        }
         if (largest.empty() || it->second > sizes.at(largest)) largest = name;
       }
       if (largest.empty()) break;
@@ -110,7 +121,9 @@ int64_t default_symbol_size(std::string_view symbol) {
   if (auto id = ir::find_symbol(symbol)) {
     const int64_t dim = ir::symbol_dim(*id);
     for (const auto& assumption : ir::assumptions()) {
-      if (assumption.dim == dim) size = std::min(size, assumption.bound);
+      if (assumption.dim == dim && !ir::is_symbolic(assumption.bound)) {
+        size = std::min(size, assumption.bound);
+      }
     }
   }
   return std::max(size, lower_bound_of(symbol));

@@ -97,7 +97,12 @@ class DimTable {
   void assume(DimAssumption assumption) {
     std::lock_guard lock(mutex_);
     for (const auto& known : assumptions_) {
-      if (known.dim == assumption.dim && known.bound <= assumption.bound) return;
+      if (known.dim != assumption.dim) continue;
+      if (known.bound == assumption.bound) return;
+      if (!is_symbolic(known.bound) && !is_symbolic(assumption.bound) &&
+          known.bound <= assumption.bound) {
+        return;
+      }
     }
     assumptions_.push_back(std::move(assumption));
   }
@@ -442,7 +447,8 @@ int64_t dim_least_value(int64_t dim) {
 }
 
 void assume_at_most(int64_t dim, int64_t bound, std::string reason) {
-  if (!is_symbolic(dim)) {
+  if (dim == bound) return;
+  if (!is_symbolic(dim) && !is_symbolic(bound)) {
     if (dim > bound) {
       throw Error("dimension " + std::to_string(dim) + " exceeds " + std::to_string(bound) + ": " +
                   reason);
@@ -459,7 +465,8 @@ std::vector<DimAssumption> assumptions() {
 bool assumptions_hold(const SymbolBinding& binding) {
   for (const auto& assumption : assumptions()) {
     auto value = to_expr(assumption.dim).evaluate(binding);
-    if (value && *value > assumption.bound) return false;
+    auto bound = to_expr(assumption.bound).evaluate(binding);
+    if (value && bound && *value > *bound) return false;
   }
   return true;
 }

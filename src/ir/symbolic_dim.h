@@ -129,8 +129,10 @@ inline bool dims_equal(int64_t a, int64_t b) {
 // sliced to a symbolic length (`position_ids[:, :sequence]` of a 512-row buffer) has that many
 // rows only while the length fits the table, and the model fails past it anyway (the sliced rows
 // meet tensors of the full length). Reported with the run; checked at every shape Saturate runs.
+// The bound is a size or a dim of its own: positions read from a mask of `total_sequence_length`
+// columns at `arange(past + sequence)` need past + sequence <= total_sequence_length.
 struct DimAssumption {
-  int64_t dim;    // a symbolic dim
+  int64_t dim;    // a dim; it or the bound is symbolic
   int64_t bound;  // dim <= bound
   std::string reason;
 };

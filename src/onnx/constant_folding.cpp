@@ -416,18 +416,66 @@ class Folder {
       }
       return;
     }
-    if (op != "Gather" || node.input_size() != 2 || attr_int(node, "axis", 0) != 0) return;
-    auto range = index_ranges_.find(node.input(1));
-    auto table = dims_of(node.input(0));
-    if (range == index_ranges_.end() || !is_initializer(node.input(0)) || !table ||
-        table->empty() || ir::is_symbolic(table->front())) {
+    if (op == "Concat" && node.input_size() > 0) {  // GatherND's index tuples, one per part
+      note_index_tuple(node);
       return;
     }
-    const auto [start, limit] = range->second;
-    if (!ir::is_symbolic(limit) || ir::dim_least_value(start) < 0) return;
-    ir::assume_at_most(limit, table->front(),
-                       describe(node) + " reads rows up to " + ir::dim_text(limit) +
-                           " of a table of " + std::to_string(table->front()));
+    if (op == "GatherND" && node.input_size() == 2) {
+      auto tuple = index_tuples_.find(node.input(1));
+      if (tuple == index_tuples_.end()) return;
+      const int64_t batch_dims = attr_int(node, "batch_dims", 0);
+      for (size_t j = 0; j < tuple->second.size(); ++j) {
+        if (tuple->second[j]) {
+          note_read_range(node, *tuple->second[j], static_cast<int64_t>(j) + batch_dims);
+        }
+      }
+      return;
+    }
+    if (op != "Gather" || node.input_size() != 2) return;
+    if (auto range = index_ranges_.find(node.input(1)); range != index_ranges_.end()) {
+      note_read_range(node, range->second, attr_int(node, "axis", 0));
+    }
+  }
+
+  // Indices [start, limit) read along `axis` of the node's first input: the model accepts only
+  // limit <= that dim (ONNX Runtime fails past it), whether the dim is a table's fixed rows or a
+  // symbolic length (a mask of total_sequence_length columns read at arange(past + sequence)).
+  void note_read_range(const NodeProto& node, const std::pair<int64_t, int64_t>& range,
+                       int64_t axis) {
+    const auto [start, limit] = range;
+    auto table = dims_of(node.input(0));
+    if (!table || ir::dim_least_value(start) < 0) return;
+    const int64_t rank = static_cast<int64_t>(table->size());
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return;
+    const int64_t size = (*table)[static_cast<size_t>(axis)];
+    if (!ir::is_symbolic(limit) && !ir::is_symbolic(size)) return;
+    const std::string what = is_initializer(node.input(0))
+                                 ? "a table of " + ir::dim_text(size) + " rows"
+                                 : "axis " + std::to_string(axis) + " of " + node.input(0) + " (" +
+                                       ir::dim_text(size) + ")";
+    ir::assume_at_most(
+        limit, size,
+        describe(node) + " reads indices up to " + ir::dim_text(limit) + " of " + what);
+  }
+
+  // Concat along the last axis of parts whose last dim is 1: GatherND's index tuples, each part
+  // one component (a Range carried through Unsqueeze and Expand, or unknown).
+  void note_index_tuple(const NodeProto& node) {
+    std::vector<std::optional<std::pair<int64_t, int64_t>>> parts;
+    bool any = false;
+    for (const auto& name : node.input()) {
+      auto dims = dims_of(name);
+      if (!dims || dims->empty() || dims->back() != 1) return;
+      const int64_t axis = attr_int(node, "axis", 0);
+      if (axis != -1 && axis != static_cast<int64_t>(dims->size()) - 1) return;
+      auto it = index_ranges_.find(name);
+      any |= it != index_ranges_.end();
+      parts.push_back(it == index_ranges_.end()
+                          ? std::nullopt
+                          : std::optional<std::pair<int64_t, int64_t>>(it->second));
+    }
+    if (any) index_tuples_[node.output(0)] = std::move(parts);
   }
 
   // States the output type of a node that reads a symbolic shape (Reshape, Expand,
@@ -492,6 +540,8 @@ class Folder {
   std::unordered_map<std::string, HostTensor> symbolic_;
   // Values computed as Range(start, limit) with step 1 (note_index_range).
   std::unordered_map<std::string, std::pair<int64_t, int64_t>> index_ranges_;
+  std::unordered_map<std::string, std::vector<std::optional<std::pair<int64_t, int64_t>>>>
+      index_tuples_;
   std::set<std::string> typed_;  // shape consumers whose output type the folder stated
   std::map<std::string, ::onnx::TypeProto> types_;
 };

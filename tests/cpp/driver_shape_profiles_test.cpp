@@ -190,6 +190,50 @@ TEST(ShapeProfiles, AdversarialBindings) {
   EXPECT_TRUE(adversarial_bindings(static_graph(), complete_profiles(static_graph())).empty());
 }
 
+// A mask of `mask_total` columns read at arange(mask_past + mask_new): the model accepts
+// mask_past + mask_new <= mask_total only. Symbols of their own, so that the process-wide
+// assumption touches no other test's graph.
+TEST(ShapeProfiles, AnAssumptionBoundedByASymbolShrinksOnlyItsLeftSide) {
+  const int64_t batch = symbol("mask_batch");
+  const int64_t past = symbol("mask_past", 0);
+  const int64_t fresh = symbol("mask_new");
+  const int64_t total = symbol("mask_total");
+  ir::Graph graph("mask");
+  ir::ValueRef mask = graph.add_input("mask", {batch, total});
+  ir::ValueRef cache = graph.add_input("cache", {batch, past});
+  ir::ValueRef x = graph.add_input("x", {batch, fresh});
+  ir::NodeId joined =
+      graph.add_node(ir::OpKind::Concat, {cache, x}, {{"axis", int64_t{1}}}, {"joined"});
+  graph.add_output("joined", {joined, 0});
+  graph.add_output("mask_out", mask);
+  ir::assume_at_most(ir::dim_sum(past, fresh), total, "the mask's columns");
+
+  auto holds = [](const ir::SymbolBinding& sizes) {
+    return sizes.at("mask_past") + sizes.at("mask_new") <= sizes.at("mask_total");
+  };
+  const std::vector<ShapeProfile> profiles = complete_profiles(graph);
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].sizes.at("mask_total"), 128);
+  EXPECT_TRUE(holds(profiles[0].sizes)) << profiles[0].name;
+  EXPECT_GT(profiles[0].sizes.at("mask_past"), 0);
+  for (const ShapeProfile& profile : adversarial_bindings(graph, profiles)) {
+    EXPECT_TRUE(holds(profile.sizes)) << profile.name;
+  }
+  EXPECT_TRUE(ir::assumptions_hold({{"mask_past", 3}, {"mask_new", 4}, {"mask_total", 7}}));
+  EXPECT_FALSE(ir::assumptions_hold({{"mask_past", 3}, {"mask_new", 5}, {"mask_total", 7}}));
+
+  const std::string message =
+      error_of([&] { parse_shape_profiles(graph, {"mask_past=16,mask_new=8,mask_total=8"}); });
+  EXPECT_TRUE(contains(message, "mask_new + mask_past <= mask_total only (the mask's columns)") ||
+              contains(message, "mask_past + mask_new <= mask_total only (the mask's columns)"))
+      << message;
+  EXPECT_TRUE(contains(message, "24 > mask_total = 8")) << message;
+  // A dim at most itself is no assumption.
+  const size_t known = ir::assumptions().size();
+  ir::assume_at_most(total, total, "trivial");
+  EXPECT_EQ(ir::assumptions().size(), known);
+}
+
 TEST(ShapeProfiles, ConcreteDimsAndGraph) {
   const ir::Graph graph = decoder_step();
   const ShapeProfile profile =

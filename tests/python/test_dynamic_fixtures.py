@@ -12,9 +12,8 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 DYNAMIC = REPO / "tests" / "fixtures" / "dynamic"
 FIXTURES = REPO / "tests" / "fixtures"
 
-# Decoders: the tiny configurations hold 64 positions; GPT-2's import bounds past + sequence
-# by its 64-row position table, but the Llama-style dynamo export reads its rotary table with
-# GatherND, which import does not bound, so these sizes are given.
+# Decoders at two profiles of their own (a prefill and a decode step); the tests below show that
+# the defaults work too.
 DECODER_PROFILES = ["batch_size=1,sequence_length=8,past_sequence_length=16,"
                     "total_sequence_length=24",
                     "batch_size=2,sequence_length=1,past_sequence_length=5,"
@@ -106,8 +105,11 @@ def test_positions_read_from_a_table_bound_the_cache_and_the_default_profile(sat
     past + sequence <= 64, which import records, and the default profile (lengths 128) and the
     adversarial sizes keep to it, so no --profile is needed."""
     _, report = optimize(saturate, tmp_path, DYNAMIC / f"{name}.onnx")
-    assert [(a["dimension"], a["at_most"]) for a in report["assumptions"]] == [
-        ("past_sequence_length + sequence_length", 64)]
+    expected = [("past_sequence_length + sequence_length", 64)]
+    if name.endswith("dynamo"):  # it also reads the mask at arange(past + sequence)
+        expected.append(("past_sequence_length + sequence_length", "total_sequence_length"))
+    assert sorted((a["dimension"], str(a["at_most"])) for a in report["assumptions"]) == sorted(
+        (dim, str(bound)) for dim, bound in expected)
     sizes = report["shape_profiles"][0]["sizes"]
     assert sizes["past_sequence_length"] + sizes["sequence_length"] <= 64
     assert report["fused_operators"].get("multi_head_attention") == 2
@@ -176,16 +178,68 @@ def test_pinned_encoder_folds_the_shape_arithmetic_as_a_static_export(saturate, 
     assert report["fused_operators"] == static_report["fused_operators"]
 
 
-def test_a_profile_the_original_cannot_run_is_one_clear_error(saturate, tmp_path):
-    """The tiny Llama-style decoder holds 64 positions in a rotary table it reads with GatherND
-    (not bounded by import): at the default profile (lengths 128) the original itself fails,
-    which the error says, naming the sizes; nothing is written."""
+def test_positions_read_from_the_mask_bound_the_cache_by_the_mask_length(saturate, tmp_path):
+    """The Llama-style dynamo export reads attention_mask[:, arange(past + sequence)] with
+    GatherND: the model accepts past_sequence_length + sequence_length <= total_sequence_length
+    only, which import records; the default profile and the verification's sizes keep to it, so
+    the decoder optimizes and verifies with no --profile."""
+    _, report = optimize(saturate, tmp_path, DYNAMIC / "llama_past.dynamo.onnx")
+    assert [(a["dimension"], a["at_most"]) for a in report["assumptions"]] == [
+        ("past_sequence_length + sequence_length", "total_sequence_length")]
+    assert report["verified"] is True
+    for sizes in [report["shape_profiles"][0]["sizes"]] + [
+            profile["sizes"] for profile in report["verification_profiles"]]:
+        assert (sizes["past_sequence_length"] + sizes["sequence_length"]
+                <= sizes["total_sequence_length"]), sizes
+    pasts = [shapes["past_key_0"][2] for shapes in report["verify_input_shapes"]]
+    assert 0 in pasts
+
+
+def test_a_profile_against_an_assumption_is_one_clear_error(saturate, tmp_path):
+    """A --profile whose cache and new tokens exceed the mask the model reads them from is
+    refused in one line that names the assumption; nothing is written."""
     output = tmp_path / "out.onnx"
     result = saturate("optimize", DYNAMIC / "llama_past.dynamo.onnx", "-o", output, "--cost",
-                      "analytic", "--latency-runs", "0", "--verify")
+                      "analytic", "--latency-runs", "0", "--profile",
+                      "batch_size=1,sequence_length=8,past_sequence_length=16,"
+                      "total_sequence_length=8")
     assert result.returncode == 1
     lines = [line for line in result.stderr.splitlines() if line.startswith("saturate:")]
-    assert len(lines) == 1 and "the original model fails at the input shapes" in lines[0]
+    assert len(lines) == 1, result.stderr
+    assert "past_sequence_length + sequence_length <= total_sequence_length" in lines[0]
+    assert "24 > total_sequence_length = 8" in lines[0]
+    assert not output.exists()
+
+
+def test_a_profile_the_original_cannot_run_is_one_clear_error(saturate, tmp_path):
+    """Positions read through an operator import does not follow (Abs) are not bounded: at the
+    default profile (length 128) the original itself fails on its 8-row table, which the error
+    says, naming the sizes; nothing is written."""
+    from onnx import TensorProto, helper
+
+    nodes = [
+        helper.make_node("Shape", ["x"], ["n"]),
+        helper.make_node("Squeeze", ["n"], ["n0"]),
+        helper.make_node("Range", ["zero", "n0", "one"], ["positions"]),
+        helper.make_node("Abs", ["positions"], ["hidden_positions"]),
+        helper.make_node("Gather", ["table", "hidden_positions"], ["rows"]),
+        helper.make_node("Add", ["rows", "x"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "positions", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor("table", TensorProto.FLOAT, [8], [float(k) for k in range(8)]),
+         helper.make_tensor("zero", TensorProto.INT64, [], [0]),
+         helper.make_tensor("one", TensorProto.INT64, [], [1])])
+    model = tmp_path / "positions.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(model))
+    output = tmp_path / "out.onnx"
+    result = saturate("optimize", model, "-o", output, "--cost", "analytic", "--latency-runs",
+                      "0", "--verify")
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.startswith("saturate:")]
+    assert len(lines) == 1 and "the original model fails at the input shapes" in lines[0], \
+        result.stderr
     assert "--profile" in lines[0]
     assert not output.exists()
 
