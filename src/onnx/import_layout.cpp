@@ -217,6 +217,19 @@ void Importer::import_reshape_like(const NodeProto& node) {
       shape.push_back(inserted[static_cast<size_t>(a)] ? 1 : in[next++]);
     }
   }
+  // Exporters with dynamic axes view a tensor as heads and straight back through a target
+  // computed from Shape (`(B*N, S, H)` -> `(B, N, S, H)` -> `(B*N, S, H)`); the rules match
+  // neither the chain nor a no-op. A reshape of a reshape reads the first one's input (row-major
+  // order is the same), and a reshape to its input's own dims is that input.
+  const ir::Node& producer = graph().node(x.node);
+  if (producer.op == OpKind::Reshape) x = producer.inputs.front();
+  const bool graph_output =
+      std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
+                  [&](const auto& info) { return info.name() == node.output(0); });
+  if (dims(x) == shape && !graph_output) {
+    values_[node.output(0)] = x;
+    return;
+  }
   reshape(x, shape, node.output(0));
 }
 

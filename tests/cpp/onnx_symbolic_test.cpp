@@ -116,3 +116,32 @@ TEST(SymbolicImport, CacheLengthsMayBeEmpty) {
   EXPECT_EQ(dims_as_written(written.graph().output(0))[2],
             "past_sequence_length + sequence_length");
 }
+
+// x [batch, 4, 6] viewed as rows through a target computed from Shape, and back to x's own
+// shape the same way (the dynamo exporter's key path in sequence-first attention): import reads
+// x itself, with no reshape left; a chain to a new shape is one reshape from x.
+TEST(SymbolicImport, ReshapeChainsComposeAndANoOpReshapeIsItsInput) {
+  ModelBuilder b;
+  b.dynamic_input("x", kFloat, {"batch", "4", "6"});
+  b.output("y", kFloat);
+  b.output("z", kFloat);
+  b.ints("minus_one_six", {2}, {-1, 6}).ints("flat24", {2}, {-1, 24});
+  b.node("Reshape", {"x", "minus_one_six"}, {"rows"});
+  b.node("Shape", {"x"}, {"x_shape"});
+  b.node("Reshape", {"rows", "x_shape"}, {"back"});
+  b.node("Relu", {"back"}, {"y"});
+  b.node("Reshape", {"rows", "flat24"}, {"flat"});
+  b.node("Relu", {"flat"}, {"z"});
+  OnnxModel model = import_onnx_bytes(b.bytes(), "chain.onnx");
+  const ir::Graph& g = model.graph;
+  const ir::ValueRef x = *g.find_value("x");
+  const ir::Node& y = g.node(g.outputs()[0].value.node);
+  ASSERT_EQ(y.op, ir::OpKind::Relu);
+  EXPECT_EQ(y.inputs.front(), x);
+  const ir::Node& z = g.node(g.outputs()[1].value.node);
+  ASSERT_EQ(z.op, ir::OpKind::Relu);
+  const ir::Node& flat = g.node(z.inputs.front().node);
+  ASSERT_EQ(flat.op, ir::OpKind::Reshape);
+  EXPECT_EQ(flat.inputs.front(), x);
+  EXPECT_EQ(g.type(z.inputs.front()).dims, (ir::Dims{dim("batch"), 24}));
+}

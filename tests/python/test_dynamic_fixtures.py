@@ -35,6 +35,9 @@ ENCODERS = {
     "vit.torchscript": ("exporters/vit.torchscript",
                         {"bias_gelu": 2, "fused_conv": 1, "multi_head_attention": 2,
                          "skip_layer_norm": 5}),
+    "vit.dynamo": ("exporters/vit.dynamo",
+                   {"bias_gelu": 2, "fused_conv": 1, "multi_head_attention": 2,
+                    "skip_layer_norm": 5}),
     "resnet.torchscript": ("exporters/resnet.torchscript", {"fused_conv": 12}),
     "resnet.dynamo": ("exporters/resnet.dynamo", {"fused_conv": 12}),
 }
