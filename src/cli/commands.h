@@ -15,5 +15,6 @@ void register_export_command(CLI::App& app);
 void register_extract_command(CLI::App& app);
 void register_pm_command(CLI::App& app);
 void register_bench_command(CLI::App& app);
+void register_rules_command(CLI::App& app);
 
 }  // namespace saturate::cli

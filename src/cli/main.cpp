@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   saturate::cli::register_export_command(app);
   saturate::cli::register_extract_command(app);
   saturate::cli::register_pm_command(app);
+  saturate::cli::register_rules_command(app);
   saturate::cli::register_bench_command(app);
   try {
     app.parse(argc, argv);

@@ -8,7 +8,9 @@
 
 #include "eqsat/term_builder.h"
 #include "ir/attribute_text.h"
+#include "ir/tensor_type.h"
 #include "runtime/interpreter.h"
+#include "support/error.h"
 
 namespace saturate::eqsat {
 namespace {
@@ -154,6 +156,59 @@ class AssignmentSampler {
   std::array<int64_t, 4> base_ = {2, 2, 2, 2};
 };
 
+// The sides of every part built over inputs of `dtype` with the case's shapes, boundaries and
+// attributes, as graph outputs lhs<k> and rhs<k>; false when a side does not type-check.
+bool build_sides(ir::Graph& graph, const std::vector<RewriteRule>& parts,
+                 const Variables& variables, const std::map<std::string, ir::Dims>& shapes,
+                 const std::map<std::string, std::vector<std::vector<int64_t>>>& boundaries,
+                 const std::map<std::string, ir::AttrValue>& attributes, ir::DType dtype) {
+  TermBindings bindings;
+  bindings.attributes = attributes;
+  for (const std::string& tensor : variables.tensors) {
+    bindings.tensors[tensor] = graph.add_input(tensor, shapes.at(tensor), dtype);
+  }
+  try {
+    TermBuilder builder(graph);
+    for (const auto& [tensor, cuts] : boundaries)
+      builder.set_boundaries(bindings.tensors[tensor], cuts);
+    for (size_t k = 0; k < parts.size(); ++k) {
+      ir::ValueRef lhs = builder.build(parts[k].lhs, bindings);
+      ir::ValueRef rhs = builder.build(parts[k].rhs, bindings);
+      if (!(graph.type(lhs) == graph.type(rhs))) return false;
+      graph.add_output("lhs" + std::to_string(k), lhs);
+      graph.add_output("rhs" + std::to_string(k), rhs);
+    }
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+// The largest relative difference between the sides of the parts, run in float32 (16-bit values
+// rounded to their type) on the float64 run's feeds, themselves rounded to each input's type.
+double rounded_difference(const ir::Graph& graph, const runtime::TensorMap& feeds, size_t parts) {
+  runtime::TensorMap rounded;
+  for (const auto& [name, tensor] : feeds) {
+    auto value = graph.find_value(name);
+    if (!value) continue;
+    runtime::Tensor copy = tensor;
+    const ir::DType dtype = graph.type(*value).dtype;
+    for (double& v : copy.data) {
+      v = dtype == ir::DType::F32 ? static_cast<float>(v) : ir::round_to_precision(v, dtype);
+    }
+    rounded.emplace(name, std::move(copy));
+  }
+  // Leaves the feeds lack (constants a side builds) take their own values.
+  rounded = runtime::random_feeds(graph, 0, rounded);
+  runtime::TensorMap values = runtime::Interpreter(runtime::Precision::F32).run(graph, rounded);
+  double error = 0;
+  for (size_t k = 0; k < parts; ++k) {
+    error = std::max(error, runtime::max_relative_difference(values.at("lhs" + std::to_string(k)),
+                                                             values.at("rhs" + std::to_string(k))));
+  }
+  return error;
+}
+
 RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRule>& parts,
                             const RuleCheckOptions& options) {
   RuleCheckReport report;
@@ -237,8 +292,9 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
       graph.add_output("lhs" + std::to_string(k), sides[k].first);
       graph.add_output("rhs" + std::to_string(k), sides[k].second);
     }
-    runtime::TensorMap values = interpreter.run(
-        graph, runtime::random_feeds(graph, options.seed + static_cast<uint64_t>(attempt)));
+    const runtime::TensorMap feeds =
+        runtime::random_feeds(graph, options.seed + static_cast<uint64_t>(attempt));
+    runtime::TensorMap values = interpreter.run(graph, feeds);
     for (size_t k = 0; k < sides.size(); ++k) {
       double error = runtime::max_relative_difference(values.at("lhs" + std::to_string(k)),
                                                       values.at("rhs" + std::to_string(k)));
@@ -247,6 +303,15 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
         report.failure = "the two sides differ by " + std::to_string(error) + " for " + description;
         return report;
       }
+    }
+    const double float32_error = rounded_difference(graph, feeds, sides.size());
+    report.float32_error = std::max(report.float32_error, float32_error);
+    report.exact_in_float32 &= float32_error == 0;
+    ir::Graph half("rule-check-float16");
+    if (build_sides(half, parts, variables, shapes, boundaries, bindings.attributes,
+                    ir::DType::F16)) {
+      const double float16_error = rounded_difference(half, feeds, sides.size());
+      report.float16_error = std::max(report.float16_error.value_or(0), float16_error);
     }
     report.cases.push_back(description);
     ++report.cases_checked;

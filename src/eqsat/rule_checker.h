@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,19 @@ struct RuleCheckReport {
   std::vector<std::string> cases;  // "?a=[2 3] ?b=[3 4]" for each checked assignment
   std::string failure;             // empty when sound on every case
 
+  // What the rule does to rounding, on the same cases: both sides run in float32, and again with
+  // every tensor variable a float16 tensor (each result rounded to float16, as ONNX operators on
+  // float16 do). A rule that only moves or regroups values (transposes, concats, splits) gives
+  // identical values; one that reassociates arithmetic (matmul associativity, distributing a
+  // product over a sum) does not: it is precision-sensitive, and its float16 error is the size
+  // of that effect.
+  bool exact_in_float32 = true;  // identical values on every case
+  double float32_error = 0;      // max relative difference of the sides in float32
+  // Max relative difference in float16; nullopt when a side does not type-check in float16.
+  std::optional<double> float16_error;
+
   bool sound() const { return failure.empty(); }
+  bool precision_sensitive() const { return !exact_in_float32; }
 };
 
 // Checks a rule numerically: draws random shapes for its tensor variables (and concat boundaries

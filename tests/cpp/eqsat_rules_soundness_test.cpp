@@ -72,6 +72,60 @@ TEST(RuleChecker, CatchesAWrongRule) {
   EXPECT_EQ(other_part.failure.find("valid shape"), std::string::npos) << other_part.failure;
 }
 
+// What a rule does to rounding: moving values (a transpose's involution, a concat's
+// association) gives identical values in float32 and float16; regrouping arithmetic (matmul
+// associativity, distributing a product over a sum) does not, and in float16 the sides differ
+// by about the format's resolution (2^-11 relative), far more than in float32.
+TEST(RuleChecker, TellsExactRulesFromPrecisionSensitiveOnes) {
+  RuleSet set = parse_rules(
+      "involution: (transpose (transpose ?x [1 0]) [1 0]) => ?x\n"
+      "concat-associate: (concat ?axis ?n (concat ?axis ?n ?a ?b) ?c) => "
+      "(concat ?axis ?n ?a (concat ?axis ?n ?b ?c))\n"
+      "matmul-associate: (matmul none (matmul none ?a ?b) ?c) => (matmul none ?a (matmul none ?b "
+      "?c))\n"
+      "ewmul-distribute: (ewmul (ewadd ?a ?b) ?c) => (ewadd (ewmul ?a ?c) (ewmul ?b ?c))",
+      "precision.rules");
+  for (size_t k : {size_t{0}, size_t{1}}) {
+    RuleCheckReport exact = check_rule(set.rules[k]);
+    expect_sound(exact);
+    EXPECT_TRUE(exact.exact_in_float32) << exact.rule << " " << exact.float32_error;
+    EXPECT_FALSE(exact.precision_sensitive()) << exact.rule;
+    ASSERT_TRUE(exact.float16_error.has_value()) << exact.rule;
+    EXPECT_EQ(*exact.float16_error, 0) << exact.rule;
+  }
+  for (size_t k : {size_t{2}, size_t{3}}) {
+    RuleCheckReport sensitive = check_rule(set.rules[k]);
+    expect_sound(sensitive);
+    EXPECT_TRUE(sensitive.precision_sensitive()) << sensitive.rule;
+    EXPECT_GT(sensitive.float32_error, 0) << sensitive.rule;
+    EXPECT_LT(sensitive.float32_error, 1e-5) << sensitive.rule;
+    ASSERT_TRUE(sensitive.float16_error.has_value()) << sensitive.rule;
+    EXPECT_GT(*sensitive.float16_error, 10 * sensitive.float32_error) << sensitive.rule;
+    EXPECT_LT(*sensitive.float16_error, 2e-2) << sensitive.rule;
+  }
+}
+
+// Every rule of the library runs in float16 too, and none moves a float16 result by more than a
+// few units of its last place relative to the output's scale: the library's precision-sensitive
+// rules regroup sums and products, never cancel.
+TEST(RuleLibrary, EveryRuleStaysWithinFloat16Rounding) {
+  RuleSet set = project_rules();
+  size_t sensitive = 0;
+  auto check = [&](const RuleCheckReport& report) {
+    expect_sound(report);
+    if (report.precision_sensitive()) ++sensitive;
+    if (report.float16_error) {
+      EXPECT_LT(*report.float16_error, 2e-2) << report.rule;
+    }
+    if (!report.precision_sensitive()) {
+      EXPECT_EQ(report.float16_error.value_or(0), 0) << report.rule;
+    }
+  };
+  for (const RewriteRule& rule : set.rules) check(check_rule(rule));
+  for (const MultiPatternRule& rule : set.multi_rules) check(check_rule(rule));
+  EXPECT_GT(sensitive, 0u);
+}
+
 // A rule that splits a variable is checked on cuts recorded on that variable, at different
 // places and with inner boundaries kept in the parts.
 TEST(RuleChecker, SplitsOfAVariableCutAtRecordedBoundaries) {
