@@ -51,9 +51,9 @@ def compare_latency(original, optimized, runs: int = 200, threads: int = 1,
     of their times, so the test decides on the profiles together, as extraction weighs them.
 
     ``runs`` paired rounds at most. With ``budget_seconds`` the rounds stop as soon as the
-    sequential test (saturate.latency_verdict) decides, or once the budget is spent (at least
-    the test's first look is reached, so a slow model still gets a verdict); without it every
-    round runs (benchmarks). The optimized summary carries ``verdict`` (the test's answer) and
+    sequential test (saturate.latency_verdict) decides, or once the budget is spent; without it
+    every round runs (benchmarks); the budget never stops it before ``latency_verdict.BUDGET_FLOOR``
+    rounds (its third look). The optimized summary carries ``verdict`` (the test's answer) and
     ``faster_rounds``."""
     import onnxruntime as ort
 
@@ -103,8 +103,8 @@ def compare_latency(original, optimized, runs: int = 200, threads: int = 1,
             continue
         if test.verdict is not None:
             break
-        spent = time.perf_counter() - started
-        if spent > budget_seconds and round_number + 1 >= latency_verdict.FIRST_LOOK:
+        if latency_verdict.budget_stops(round_number + 1, time.perf_counter() - started,
+                                        budget_seconds, runs):
             break
     optimized = summary(samples[1])
     optimized["faster_rounds"] = faster_rounds(samples[0], samples[1])

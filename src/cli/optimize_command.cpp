@@ -259,7 +259,8 @@ void register_optimize_command(CLI::App& app) {
   command
       ->add_option("--latency-budget", options->latency_budget,
                    "Seconds of timing after which the latency check stops and decides on what "
-                   "it has (undecided keeps the original); it stops sooner once decided")
+                   "it has (undecided keeps the original), but not before 40 paired runs (or "
+                   "--latency-runs); it stops sooner once decided")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->add_flag(

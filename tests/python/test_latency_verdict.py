@@ -87,3 +87,15 @@ def test_the_median_interval_covers_as_stated():
         low, high = median_interval(values, 0.1)
         misses += not (low <= 0 <= high)
     assert misses / 2000 <= 0.1 + 0.02
+
+
+def test_a_time_budget_never_ends_the_test_before_its_third_look():
+    """A full-size model spends a 5 s budget in 20 rounds, where 8-10 % gains stayed undecided:
+    the budget stops an undecided test only from the 40th round (or the last allowed)."""
+    floor = latency_verdict.BUDGET_FLOOR
+    assert floor == checkpoints(200)[2] == 40
+    assert not latency_verdict.budget_stops(20, spent_seconds=60, budget_seconds=5, max_rounds=200)
+    assert not latency_verdict.budget_stops(floor - 1, 60, 5, 200)
+    assert latency_verdict.budget_stops(floor, 60, 5, 200)
+    assert not latency_verdict.budget_stops(100, 4, 5, 200)  # within the budget
+    assert latency_verdict.budget_stops(30, 60, 5, max_rounds=30)  # fewer rounds allowed
