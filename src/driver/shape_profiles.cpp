@@ -108,7 +108,11 @@ void fit_to_assumptions(ir::SymbolBinding& sizes) {
       }
       if (largest.empty()) break;
       int64_t& size = sizes.at(largest);
-      size = std::max(lower_bound_of(largest), size - size / 2);
+      // Half, rounded up; an odd size stays odd (7 -> 3, 37 -> 19), so that the odd
+      // adversarial sizes still probe odd lengths once shrunk.
+      int64_t half = size - size / 2;
+      if (size % 2 == 1 && half % 2 == 0) --half;
+      size = std::max(lower_bound_of(largest), half);
     }
   }
 }
