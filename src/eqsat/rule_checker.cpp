@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
+#include <string>
 
 #include "eqsat/term_builder.h"
 #include "ir/attribute_text.h"
@@ -157,31 +159,43 @@ class AssignmentSampler {
 };
 
 // The sides of every part built over inputs of `dtype` with the case's shapes, boundaries and
-// attributes, as graph outputs lhs<k> and rhs<k>; false when a side does not type-check.
-bool build_sides(ir::Graph& graph, const std::vector<RewriteRule>& parts,
-                 const Variables& variables, const std::map<std::string, ir::Dims>& shapes,
-                 const std::map<std::string, std::vector<std::vector<int64_t>>>& boundaries,
-                 const std::map<std::string, ir::AttrValue>& attributes, ir::DType dtype) {
+// attributes, as graph outputs lhs<k> and rhs<k>. nullopt when a side does not type-check (the
+// rule would not fire there); otherwise the first part whose two sides' types differ, described
+// ("" when none does).
+std::optional<std::string> build_sides(
+    ir::Graph& graph, const std::vector<RewriteRule>& parts, const Variables& variables,
+    const std::map<std::string, ir::Dims>& shapes,
+    const std::map<std::string, std::vector<std::vector<int64_t>>>& boundaries,
+    const std::map<std::string, ir::AttrValue>& attributes, ir::DType dtype) {
   TermBindings bindings;
   bindings.attributes = attributes;
   for (const std::string& tensor : variables.tensors) {
     bindings.tensors[tensor] = graph.add_input(tensor, shapes.at(tensor), dtype);
   }
+  std::vector<std::pair<ir::ValueRef, ir::ValueRef>> sides;
   try {
     TermBuilder builder(graph);
     for (const auto& [tensor, cuts] : boundaries)
       builder.set_boundaries(bindings.tensors[tensor], cuts);
-    for (size_t k = 0; k < parts.size(); ++k) {
-      ir::ValueRef lhs = builder.build(parts[k].lhs, bindings);
-      ir::ValueRef rhs = builder.build(parts[k].rhs, bindings);
-      if (!(graph.type(lhs) == graph.type(rhs))) return false;
-      graph.add_output("lhs" + std::to_string(k), lhs);
-      graph.add_output("rhs" + std::to_string(k), rhs);
+    for (const RewriteRule& part : parts) {
+      ir::ValueRef lhs = builder.build(part.lhs, bindings);
+      ir::ValueRef rhs = builder.build(part.rhs, bindings);
+      sides.emplace_back(lhs, rhs);
     }
   } catch (const Error&) {
-    return false;
+    return std::nullopt;
   }
-  return true;
+  for (size_t k = 0; k < sides.size(); ++k) {
+    const auto& lhs_type = graph.type(sides[k].first);
+    const auto& rhs_type = graph.type(sides[k].second);
+    if (!(lhs_type == rhs_type)) {
+      return "left side is " + ir::to_string(lhs_type) + " but right side is " +
+             ir::to_string(rhs_type);
+    }
+    graph.add_output("lhs" + std::to_string(k), sides[k].first);
+    graph.add_output("rhs" + std::to_string(k), sides[k].second);
+  }
+  return std::string();
 }
 
 // The largest relative difference between the sides of the parts, run in float32 (16-bit values
@@ -193,9 +207,7 @@ double rounded_difference(const ir::Graph& graph, const runtime::TensorMap& feed
     if (!value) continue;
     runtime::Tensor copy = tensor;
     const ir::DType dtype = graph.type(*value).dtype;
-    for (double& v : copy.data) {
-      v = dtype == ir::DType::F32 ? static_cast<float>(v) : ir::round_to_precision(v, dtype);
-    }
+    for (double& v : copy.data) v = ir::round_to_precision(v, dtype);
     rounded.emplace(name, std::move(copy));
   }
   // Leaves the feeds lack (constants a side builds) take their own values.
@@ -223,12 +235,10 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
     sampler.start_attempt(attempt);
     std::map<std::string, ir::Dims> shapes;
     std::map<std::string, std::vector<std::vector<int64_t>>> boundaries;
-    TermBindings bindings;
+    std::map<std::string, ir::AttrValue> attributes;
     std::string description;
-    ir::Graph graph("rule-check");
     for (const std::string& tensor : variables.tensors) {
       shapes[tensor] = sampler.dims();
-      bindings.tensors[tensor] = graph.add_input(tensor, shapes[tensor]);
       description += "?" + tensor + "=" + ir::to_string(shapes[tensor]);
       if (variables.split_inputs.contains(tensor)) {
         boundaries[tensor] = sampler.boundaries(shapes[tensor]);
@@ -243,9 +253,8 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
       description += " ";
     }
     for (const auto& [attribute, kind] : variables.attributes) {
-      bindings.attributes[attribute] = sampler.attribute(kind, shapes);
-      description +=
-          "?" + attribute + "=" + ir::write_attribute(bindings.attributes[attribute], kind) + " ";
+      attributes[attribute] = sampler.attribute(kind, shapes);
+      description += "?" + attribute + "=" + ir::write_attribute(attributes[attribute], kind) + " ";
     }
     if (!tried.insert(description).second) continue;
 
@@ -255,9 +264,9 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
           if (it == shapes.end()) return std::nullopt;
           return it->second;
         },
-        [&bindings](const std::string& v) -> std::optional<int64_t> {
-          auto it = bindings.attributes.find(v);
-          if (it == bindings.attributes.end()) return std::nullopt;
+        [&attributes](const std::string& v) -> std::optional<int64_t> {
+          auto it = attributes.find(v);
+          if (it == attributes.end()) return std::nullopt;
           if (const auto* value = std::get_if<int64_t>(&it->second)) return *value;
           return std::nullopt;
         }};
@@ -268,34 +277,18 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
     }
     if (!conditions_hold) continue;
 
-    std::vector<std::pair<ir::ValueRef, ir::ValueRef>> sides;
-    try {
-      TermBuilder builder(graph);
-      for (const auto& [tensor, cuts] : boundaries)
-        builder.set_boundaries(bindings.tensors[tensor], cuts);
-      for (const RewriteRule& part : parts) {
-        ir::ValueRef lhs = builder.build(part.lhs, bindings);
-        ir::ValueRef rhs = builder.build(part.rhs, bindings);
-        sides.emplace_back(lhs, rhs);
-      }
-    } catch (const Error&) {
-      continue;  // this assignment does not type-check: the rule would not fire on it
-    }
-    for (size_t k = 0; k < sides.size(); ++k) {
-      const auto& lhs_type = graph.type(sides[k].first);
-      const auto& rhs_type = graph.type(sides[k].second);
-      if (!(lhs_type == rhs_type)) {
-        report.failure = "left side is " + ir::to_string(lhs_type) + " but right side is " +
-                         ir::to_string(rhs_type) + " for " + description;
-        return report;
-      }
-      graph.add_output("lhs" + std::to_string(k), sides[k].first);
-      graph.add_output("rhs" + std::to_string(k), sides[k].second);
+    ir::Graph graph("rule-check");
+    const std::optional<std::string> mismatch =
+        build_sides(graph, parts, variables, shapes, boundaries, attributes, ir::DType::F32);
+    if (!mismatch) continue;  // this assignment does not type-check: the rule would not fire on it
+    if (!mismatch->empty()) {
+      report.failure = *mismatch + " for " + description;
+      return report;
     }
     const runtime::TensorMap feeds =
         runtime::random_feeds(graph, options.seed + static_cast<uint64_t>(attempt));
     runtime::TensorMap values = interpreter.run(graph, feeds);
-    for (size_t k = 0; k < sides.size(); ++k) {
+    for (size_t k = 0; k < parts.size(); ++k) {
       double error = runtime::max_relative_difference(values.at("lhs" + std::to_string(k)),
                                                       values.at("rhs" + std::to_string(k)));
       report.max_error = std::max(report.max_error, error);
@@ -304,13 +297,14 @@ RuleCheckReport check_parts(const std::string& name, const std::vector<RewriteRu
         return report;
       }
     }
-    const double float32_error = rounded_difference(graph, feeds, sides.size());
+    const double float32_error = rounded_difference(graph, feeds, parts.size());
     report.float32_error = std::max(report.float32_error, float32_error);
     report.exact_in_float32 &= float32_error == 0;
     ir::Graph half("rule-check-float16");
-    if (build_sides(half, parts, variables, shapes, boundaries, bindings.attributes,
-                    ir::DType::F16)) {
-      const double float16_error = rounded_difference(half, feeds, sides.size());
+    const std::optional<std::string> half_mismatch =
+        build_sides(half, parts, variables, shapes, boundaries, attributes, ir::DType::F16);
+    if (half_mismatch && half_mismatch->empty()) {
+      const double float16_error = rounded_difference(half, feeds, parts.size());
       report.float16_error = std::max(report.float16_error.value_or(0), float16_error);
     }
     report.cases.push_back(description);

@@ -464,10 +464,10 @@ class Folder {
   void note_index_tuple(const NodeProto& node) {
     std::vector<std::optional<std::pair<int64_t, int64_t>>> parts;
     bool any = false;
+    const int64_t axis = attr_int(node, "axis", 0);
     for (const auto& name : node.input()) {
       auto dims = dims_of(name);
       if (!dims || dims->empty() || dims->back() != 1) return;
-      const int64_t axis = attr_int(node, "axis", 0);
       if (axis != -1 && axis != static_cast<int64_t>(dims->size()) - 1) return;
       auto it = index_ranges_.find(name);
       any |= it != index_ranges_.end();
