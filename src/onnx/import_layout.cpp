@@ -223,10 +223,11 @@ void Importer::import_reshape_like(const NodeProto& node) {
   // order is the same), and a reshape to its input's own dims is that input.
   const ir::Node& producer = graph().node(x.node);
   if (producer.op == OpKind::Reshape) x = producer.inputs.front();
-  const bool graph_output =
-      std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
-                  [&](const auto& info) { return info.name() == node.output(0); });
-  if (dims(x) == shape && !graph_output) {
+  auto is_graph_output = [&] {
+    return std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
+                       [&](const auto& info) { return info.name() == node.output(0); });
+  };
+  if (dims(x) == shape && !is_graph_output()) {
     values_[node.output(0)] = x;
     return;
   }
